@@ -1,0 +1,175 @@
+# chuhe build.  `make help` lists the targets.
+#
+# MODE=release (default), debug or san selects the flags.  Each mode keeps its
+# objects in build/$(MODE)/; binaries go to bin/ (release), bin/debug/ or bin/san/.
+
+MODE ?= release
+WERROR ?= 1
+
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+AR ?= ar
+PKG_CONFIG ?= pkg-config
+
+ifeq ($(MODE),release)
+MODE_CFLAGS := -O3 -g
+ASSERT_FLAGS := -DNDEBUG
+BINDIR := bin
+else ifeq ($(MODE),debug)
+MODE_CFLAGS := -O1 -g -DCHUHE_DEBUG
+ASSERT_FLAGS :=
+BINDIR := bin/debug
+else ifeq ($(MODE),san)
+MODE_CFLAGS := -O1 -g -DCHUHE_DEBUG -fsanitize=address,undefined -fno-omit-frame-pointer \
+               -fno-sanitize-recover=undefined
+ASSERT_FLAGS :=
+BINDIR := bin/san
+TEST_ENV := ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1} \
+            UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+else
+$(error MODE must be release, debug or san, not '$(MODE)')
+endif
+
+BUILDDIR := build/$(MODE)
+
+WARNINGS := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes
+ifeq ($(WERROR),1)
+WARNINGS += -Werror
+endif
+
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+# CFLAGS, CPPFLAGS, LDFLAGS and LDLIBS stay free for the caller.
+BASE_CPPFLAGS := -I. -Iengine $(CPPFLAGS)
+BASE_CFLAGS := -std=gnu11 $(WARNINGS) $(MODE_CFLAGS) $(CFLAGS)
+COMPILE = $(CC) $(BASE_CPPFLAGS) -DCHUHE_VERSION=\"$(VERSION)\" $(ASSERT_FLAGS) $(PKG_CFLAGS) \
+          $(BASE_CFLAGS) -MMD -MP -c $< -o $@
+LINK = $(CC) $(BASE_CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(PKG_LIBS) $(LDLIBS) -lm
+
+pkg_cflags = $(if $(1),$(shell $(PKG_CONFIG) --cflags $(1)))
+pkg_libs = $(if $(1),$(shell $(PKG_CONFIG) --libs $(1)))
+
+# The engine library.
+ENGINE_SRCS := $(wildcard engine/*.c)
+ENGINE_OBJS := $(ENGINE_SRCS:%.c=$(BUILDDIR)/%.o)
+LIB := $(BUILDDIR)/libchuhe.a
+
+# Programs: each NAME in PROGRAMS is built from NAME_DIR/*.c and the library, with the
+# compile and link flags of the pkg-config packages in NAME_PKGS.
+PROGRAMS := chuhe-engine
+chuhe-engine_DIR := uci
+chuhe-engine_PKGS :=
+
+define PROGRAM_template
+$(1)_OBJS := $$(patsubst %.c,$$(BUILDDIR)/%.o,$$(wildcard $$($(1)_DIR)/*.c))
+$$($(1)_OBJS): private PKG_CFLAGS = $$(call pkg_cflags,$$($(1)_PKGS))
+$$(BINDIR)/$(1): private PKG_LIBS = $$(call pkg_libs,$$($(1)_PKGS))
+$$(BINDIR)/$(1): $$($(1)_OBJS) $$(LIB)
+	@mkdir -p $$(@D)
+	$$(LINK)
+PROGRAM_OBJS += $$($(1)_OBJS)
+PROGRAM_BINS += $$(BINDIR)/$(1)
+endef
+$(foreach p,$(PROGRAMS),$(eval $(call PROGRAM_template,$(p))))
+
+# Tests: tests/test_NAME.c + tests/support/*.c + the library -> $(BINDIR)/tests/test_NAME.
+# Test code always keeps its asserts, whatever the mode.
+TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_OBJS := $(TEST_SRCS:%.c=$(BUILDDIR)/%.o)
+TEST_BINS := $(TEST_SRCS:tests/%.c=$(BINDIR)/tests/%)
+SUPPORT_SRCS := $(wildcard tests/support/*.c)
+SUPPORT_OBJS := $(SUPPORT_SRCS:%.c=$(BUILDDIR)/%.o)
+TEST_PKGS := cmocka
+
+$(TEST_OBJS) $(SUPPORT_OBJS): private ASSERT_FLAGS :=
+$(TEST_OBJS) $(SUPPORT_OBJS): private PKG_CFLAGS = $(call pkg_cflags,$(TEST_PKGS))
+$(TEST_BINS): private PKG_LIBS = $(call pkg_libs,$(TEST_PKGS))
+$(TEST_BINS): $(BINDIR)/tests/%: $(BUILDDIR)/tests/%.o $(SUPPORT_OBJS) $(LIB)
+	@mkdir -p $(@D)
+	$(LINK)
+
+ALL_OBJS := $(ENGINE_OBJS) $(PROGRAM_OBJS) $(TEST_OBJS) $(SUPPORT_OBJS)
+
+# Every object is rebuilt when the flags change.  Only the files that mention
+# CHUHE_VERSION are rebuilt when the version changes.
+FLAGS_STAMP := $(BUILDDIR)/flags
+FLAGS_TEXT := $(CC) $(BASE_CPPFLAGS) $(ASSERT_FLAGS) $(BASE_CFLAGS) $(LDFLAGS) $(LDLIBS)
+VERSION_STAMP := $(BUILDDIR)/version
+VERSION_SRCS := $(shell grep -l CHUHE_VERSION $(ENGINE_SRCS) $(foreach p,$(PROGRAMS),$(wildcard $($(p)_DIR)/*.c)) /dev/null)
+
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(FLAGS_TEXT)' | cmp -s - $@ || echo '$(FLAGS_TEXT)' > $@
+
+$(VERSION_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+
+$(VERSION_SRCS:%.c=$(BUILDDIR)/%.o): $(VERSION_STAMP)
+
+$(BUILDDIR)/%.o: %.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(COMPILE)
+
+$(LIB): $(ENGINE_OBJS)
+	@mkdir -p $(@D)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+-include $(ALL_OBJS:.o=.d)
+
+FORMAT_DIRS := engine uci tests worker coordinator tuning
+FORMAT_FILES := $(wildcard $(foreach d,$(FORMAT_DIRS),$(d)/*.[ch] $(d)/*/*.[ch]))
+
+.DEFAULT_GOAL := all
+.PHONY: all check test check-san check-debug bench run format format-check deps clean help FORCE
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+all: $(LIB) $(PROGRAM_BINS)
+
+check: all $(TEST_BINS)
+	$(TEST_ENV) bash tests/run $(BINDIR)
+
+test: check
+
+check-san:
+	@$(MAKE) --no-print-directory MODE=san check
+
+check-debug:
+	@$(MAKE) --no-print-directory MODE=debug check
+
+bench: all
+	@if [ -x scripts/bench-perft ]; then scripts/bench-perft $(BINDIR); \
+	else echo "make bench: scripts/bench-perft is missing" >&2; exit 1; fi
+
+run: all
+	@if [ -x scripts/chuhe-demo ]; then scripts/chuhe-demo $(ARGS); \
+	else echo "make run: scripts/chuhe-demo is missing" >&2; exit 1; fi
+
+format:
+	$(if $(FORMAT_FILES),clang-format -i $(FORMAT_FILES))
+
+format-check:
+	$(if $(FORMAT_FILES),clang-format --dry-run --Werror $(FORMAT_FILES))
+
+deps:
+	bash scripts/install-deps
+
+clean:
+	rm -rf build bin
+
+help:
+	@echo 'Targets (MODE=release|debug|san, default release; WERROR=0 turns off -Werror):'
+	@echo '  all           build build/$$MODE/libchuhe.a and $(BINDIR)/chuhe-engine (default)'
+	@echo '  check         build and run every test in tests/ (alias: test)'
+	@echo '  check-san     check with AddressSanitizer and UBSan (MODE=san, binaries in bin/san/)'
+	@echo '  check-debug   check with -O1 and CHUHE_DEBUG (MODE=debug, binaries in bin/debug/)'
+	@echo '  bench         run scripts/bench-perft on the built engine'
+	@echo '  run           run scripts/chuhe-demo (extra arguments: ARGS=...)'
+	@echo '  format        clang-format -i every .c and .h file'
+	@echo '  format-check  fail if any .c or .h file is not clang-formatted'
+	@echo '  deps          install the Debian packages the build and tests need'
+	@echo '  clean         remove build/ and bin/'
+	@echo '  help          show this list'

@@ -1,0 +1,98 @@
+/*
+ * The position: board, bitboards, line occupancies, Zobrist key and the per-ply
+ * history that the game rules read. Owns FEN in and out and make/unmake.
+ *
+ * Everything that changes lives in the struct; the only globals are the Zobrist
+ * numbers and geometry tables built by position_init().
+ */
+#ifndef CHUHE_POSITION_H
+#define CHUHE_POSITION_H
+
+#include <stddef.h>
+
+#include "bitboard.h"
+#include "types.h"
+
+/* History capacity in plies; boundaries that replay long games call
+ * pos_trim_history() when pos_history_full() says so. */
+enum { POS_HISTORY_MAX = 1024 };
+
+/* What one ply changed, and what the rules need to know about the position it led to. */
+typedef struct {
+    Key key;           /* key of the position after the move */
+    Bitboard checkers; /* pieces giving check to the side to move in that position */
+    Move move;         /* the move that led here (MOVE_NONE for the root entry) */
+    uint8_t captured;  /* Piece captured by that move, NO_PIECE if none */
+    uint8_t rule60;    /* counted plies since the last capture (60-move rule) */
+    uint8_t check10[COLOR_NB]; /* checks given by each side since the last capture */
+    uint16_t since_capture;    /* real plies since the last capture (or history start) */
+} StateInfo;
+
+typedef struct Position {
+    uint8_t board[SQUARE_NB]; /* Piece on each point */
+    Bitboard by_piece[PIECE_NB];
+    Bitboard by_color[COLOR_NB];
+    Bitboard occupied;
+    uint16_t rank_occ[RANK_NB]; /* bit f set when (f, rank) is occupied */
+    uint16_t file_occ[FILE_NB]; /* bit r set when (file, r) is occupied */
+    Square king_sq[COLOR_NB];
+    Color side;
+    int game_ply;           /* plies since the start of the game (from the FEN move number) */
+    int hist_len;           /* entries in hist; hist[hist_len - 1] is the current state */
+    StateInfo hist[POS_HISTORY_MAX];
+} Position;
+
+typedef struct {
+    char msg[160];
+} PosError;
+
+extern const char *const START_FEN;
+
+/* Builds Zobrist numbers and geometry tables; call once before anything else. */
+void position_init(void);
+
+/* Parses and validates a FEN; on failure returns false, fills err and leaves pos untouched. */
+bool pos_set_fen(Position *pos, const char *fen, PosError *err);
+/* Writes the FEN of the position into buf (at least 128 bytes is always enough). */
+void pos_get_fen(const Position *pos, char *buf, size_t size);
+/* Copies a position, history included (only the used part is copied). */
+void pos_copy(Position *dst, const Position *src);
+
+void pos_do_move(Position *pos, Move m);
+void pos_undo_move(Position *pos);
+void pos_do_null(Position *pos);
+void pos_undo_null(Position *pos);
+
+/* Pieces of colour `by` that attack square s with the occupancy as it stands.
+ * The general counts as an attacker along its file (flying general). */
+Bitboard pos_attackers(const Position *pos, Square s, Color by);
+bool pos_gives_check(const Position *pos, Move m);
+
+/* Full consistency check (debug builds assert it after each make/unmake). */
+bool pos_is_ok(const Position *pos, const char **why);
+/* Zobrist key computed from scratch. */
+Key pos_compute_key(const Position *pos);
+
+bool pos_history_full(const Position *pos);
+/* Drops history before the last capture (it can never repeat); keeps the current entry. */
+void pos_trim_history(Position *pos);
+
+static inline const StateInfo *pos_state(const Position *pos) { return &pos->hist[pos->hist_len - 1]; }
+static inline Key pos_key(const Position *pos) { return pos_state(pos)->key; }
+static inline Bitboard pos_checkers(const Position *pos) { return pos_state(pos)->checkers; }
+static inline bool pos_in_check(const Position *pos) { return pos_state(pos)->checkers != 0; }
+static inline Piece pos_piece_on(const Position *pos, Square s) { return (Piece)pos->board[s]; }
+static inline Bitboard pos_pieces(const Position *pos, Color c, PieceType t)
+{
+    return pos->by_piece[piece_make(c, t)];
+}
+static inline Piece pos_captured(const Position *pos) { return (Piece)pos_state(pos)->captured; }
+static inline bool pos_is_capture(const Position *pos, Move m)
+{
+    return pos->board[move_to(m)] != NO_PIECE;
+}
+
+extern Key zobrist_psq[PIECE_NB][SQUARE_NB];
+extern Key zobrist_side;
+
+#endif

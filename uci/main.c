@@ -1,0 +1,38 @@
+/* bin/chuhe-engine: UCI on stdin/stdout, or the command given on the command line
+ * (e.g. `chuhe-engine go perft 5`), run once. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uci.h"
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    Uci uci = {.engine = engine_new(), .out = stdout, .quit = false};
+    if (!uci.engine) {
+        fprintf(stderr, "chuhe-engine: out of memory\n");
+        return 1;
+    }
+    if (argc > 1) {
+        size_t len = 1;
+        for (int i = 1; i < argc; i++)
+            len += strlen(argv[i]) + 1;
+        char *line = calloc(len, 1);
+        if (!line) {
+            fprintf(stderr, "chuhe-engine: out of memory\n");
+            return 1;
+        }
+        for (int i = 1; i < argc; i++) {
+            strcat(line, argv[i]);
+            if (i + 1 < argc)
+                strcat(line, " ");
+        }
+        uci_command(&uci, line);
+        free(line);
+    } else {
+        uci_loop(&uci, stdin);
+    }
+    engine_free(&uci.engine);
+    return 0;
+}

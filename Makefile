@@ -33,6 +33,13 @@ endif
 
 BUILDDIR := build/$(MODE)
 
+# Hardware popcount is most of the speed of bitboard code: x86-64-v2 (2009 and later)
+# has it. Override with ARCH=native, or ARCH= for a generic build.
+ifeq ($(shell uname -m),x86_64)
+ARCH ?= x86-64-v2
+endif
+ARCH_CFLAGS := $(if $(ARCH),-march=$(ARCH))
+
 WARNINGS := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes
 ifeq ($(WERROR),1)
 WARNINGS += -Werror
@@ -41,8 +48,9 @@ endif
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 # CFLAGS, CPPFLAGS, LDFLAGS and LDLIBS stay free for the caller.
-BASE_CPPFLAGS := -I. -Iengine $(CPPFLAGS)
-BASE_CFLAGS := -std=gnu11 $(WARNINGS) $(MODE_CFLAGS) $(CFLAGS)
+GENDIR := build/gen
+BASE_CPPFLAGS := -I. -Iengine -I$(GENDIR) $(CPPFLAGS)
+BASE_CFLAGS := -std=gnu11 -pthread $(ARCH_CFLAGS) $(WARNINGS) $(MODE_CFLAGS) $(CFLAGS)
 COMPILE = $(CC) $(BASE_CPPFLAGS) -DCHUHE_VERSION=\"$(VERSION)\" $(ASSERT_FLAGS) $(PKG_CFLAGS) \
           $(BASE_CFLAGS) -MMD -MP -c $< -o $@
 LINK = $(CC) $(BASE_CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(PKG_LIBS) $(LDLIBS) -lm
@@ -111,6 +119,13 @@ $(VERSION_SRCS:%.c=$(BUILDDIR)/%.o): $(VERSION_STAMP)
 $(BUILDDIR)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(COMPILE)
+
+# The built-in weights: engine/default.weights compiled in as a string.
+$(GENDIR)/default_weights.inc: engine/default.weights
+	@mkdir -p $(@D)
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/.*/"&\\n"/' $< > $@
+
+$(BUILDDIR)/engine/weights.o: $(GENDIR)/default_weights.inc
 
 $(LIB): $(ENGINE_OBJS)
 	@mkdir -p $(@D)

@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "movegen.h"
 #include "notation.h"
@@ -9,17 +10,31 @@
 struct Engine {
     Position pos;
     Position scratch; /* where a new position is built before it replaces pos */
+    TT tt;
+    int hash_mb;
+    EvalParams params;
+    Search search;
+    atomic_bool stop;
 };
 
 Engine *engine_new(void)
 {
     position_init();
-    Engine *e = malloc(sizeof *e);
+    Engine *e = calloc(1, sizeof *e);
     if (!e)
         return NULL;
     PosError err;
-    bool ok = pos_set_fen(&e->pos, START_FEN, &err);
-    (void)ok;
+    if (!pos_set_fen(&e->pos, START_FEN, &err) || !engine_set_hash(e, ENGINE_HASH_DEFAULT_MB)) {
+        free(e);
+        return NULL;
+    }
+    e->params = *weights_default();
+    e->search.tt = &e->tt;
+    e->search.params = &e->params;
+    e->search.stop = &e->stop;
+    e->search.move_overhead = 10;
+    atomic_init(&e->stop, false);
+    search_clear(&e->search);
     return e;
 }
 
@@ -27,11 +42,16 @@ void engine_free(Engine **e)
 {
     if (!e || !*e)
         return;
+    tt_free(&(*e)->tt);
     free(*e);
     *e = NULL;
 }
 
-void engine_new_game(Engine *e) { (void)e; }
+void engine_new_game(Engine *e)
+{
+    tt_clear(&e->tt);
+    search_clear(&e->search);
+}
 
 bool engine_set_position(Engine *e, const char *fen, const char *const *moves, int nmoves,
                          PosError *err)
@@ -61,8 +81,99 @@ bool engine_set_position(Engine *e, const char *fen, const char *const *moves, i
 
 const Position *engine_position(const Engine *e) { return &e->pos; }
 
+SearchResult engine_search(Engine *e, const SearchLimits *limits, const SearchCallbacks *cb)
+{
+    atomic_store(&e->stop, false);
+    return search_run(&e->search, &e->pos, limits, cb);
+}
+
+void engine_stop(Engine *e) { atomic_store(&e->stop, true); }
+
+bool engine_set_hash(Engine *e, size_t mb)
+{
+    if (mb < 1 || mb > ENGINE_HASH_MAX_MB)
+        return false;
+    if (!tt_resize(&e->tt, mb)) {
+        /* keep a working table rather than none */
+        tt_resize(&e->tt, 1);
+        e->hash_mb = 1;
+        return false;
+    }
+    e->hash_mb = (int)mb;
+    return true;
+}
+
+void engine_clear_hash(Engine *e) { tt_clear(&e->tt); }
+int engine_hash_mb(const Engine *e) { return e->hash_mb; }
+void engine_set_move_overhead(Engine *e, int ms) { e->search.move_overhead = ms; }
+
+bool engine_load_weights(Engine *e, const char *path, WeightsError *err)
+{
+    return weights_load(path, &e->params, err);
+}
+
+bool engine_save_weights(const Engine *e, const char *path, WeightsError *err)
+{
+    return weights_save(path, &e->params, err);
+}
+
+const EvalParams *engine_weights(const Engine *e) { return &e->params; }
+
+Value engine_eval(const Engine *e) { return evaluate(&e->pos, &e->params); }
+
+void engine_eval_breakdown(const Engine *e, EvalBreakdown *out)
+{
+    eval_breakdown(&e->pos, &e->params, out);
+}
+
 uint64_t engine_perft(Engine *e, int depth, PerftDivideFn fn, void *ctx)
 {
     pos_copy(&e->scratch, &e->pos);
     return perft_divide(&e->scratch, depth, fn, ctx);
+}
+
+/* Opening, middlegame and endgame positions, fixed forever: the node count of the
+ * bench is the signature of the search. */
+static const char *const BENCH_FENS[] = {
+    "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1",
+    "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2",
+    "r1bakab1r/9/1cn3nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C1N2/9/RNBAKAB1R w - - 4 3",
+    "r2akab1r/9/1cn1b1nc1/p1p1p1p1p/9/2P6/P3P1P1P/1C2C1N2/9/RNBAKAB1R w - - 1 5",
+    "2bakab1r/r8/2n1c1nc1/p1p1p3p/6p2/2P6/P3P1P1P/1CN1C1N2/R8/2BAKAB1R w - - 0 8",
+    "r1ba1a3/4kn3/2n1b4/pNp1p1p1p/4c4/6P2/P1P2R2P/1CcC5/9/2BAKAB2 w - - 0 1",
+    "1rbaka2R/5r3/6n2/2p1p1p2/4P1bP1/PpC3Bc1/1nPR2P2/2N2AN2/1c2K1p2/2BAC4 w - - 0 1",
+    "1cbak4/9/n2a5/2p1p3p/5cp2/2n2N3/6PCP/3AB4/2C6/3A1K1N1 w - - 0 1",
+    "5a3/3k5/3aR4/9/5r3/5n3/9/3A1A3/5K3/2BC2B2 w - - 0 1",
+    "CRN1k1b2/3ca4/4ba3/9/2nr5/9/9/4B4/4A4/4KA3 w - - 0 1",
+    "4ka3/4a4/9/9/4N4/p8/9/4C3c/7n1/2BK5 w - - 0 1",
+    "2b1ka3/9/b3N4/4n4/9/9/9/4C4/2p6/2BK5 w - - 0 1",
+    "3k5/9/9/9/9/4p4/9/9/4A4/3AK4 w - - 0 1",
+    "3ak4/4a4/9/9/9/9/9/4R4/9/4K4 w - - 0 1",
+    "4k4/9/4b4/9/2p6/6P2/9/4B4/9/3K5 b - - 0 1",
+    "2bak4/4a4/4b4/9/9/9/9/9/4C4/3AK4 w - - 0 1",
+};
+
+BenchResult engine_bench(Engine *e, int depth,
+                         void (*on_position)(void *ctx, int index, const char *fen,
+                                             const SearchResult *r),
+                         void *ctx)
+{
+    BenchResult br = {0, 0, MOVE_NONE};
+    SearchLimits limits;
+    limits_clear(&limits);
+    limits.depth = depth > 0 ? depth : BENCH_DEPTH_DEFAULT;
+    int n = (int)(sizeof BENCH_FENS / sizeof BENCH_FENS[0]);
+    for (int i = 0; i < n; i++) {
+        PosError err;
+        engine_new_game(e);
+        if (!engine_set_position(e, BENCH_FENS[i], NULL, 0, &err))
+            continue; /* the list is fixed and tested: cannot happen */
+        SearchResult r = engine_search(e, &limits, NULL);
+        br.nodes += r.nodes;
+        br.time_ms += r.time_ms;
+        br.best = r.best;
+        if (on_position)
+            on_position(ctx, i, BENCH_FENS[i], &r);
+    }
+    return br;
 }

@@ -1,21 +1,28 @@
 /*
  * The engine facade: what the UCI front end, the worker and the tuner call. One
- * Engine holds one game (position and history); several can live in one process.
+ * Engine holds one game (position and history), a transposition table, weights and
+ * search state; several can live in one process.
  */
 #ifndef CHUHE_ENGINE_H
 #define CHUHE_ENGINE_H
 
+#include "evaluate.h"
 #include "perft.h"
 #include "position.h"
+#include "search.h"
+#include "weights.h"
 
 typedef struct Engine Engine;
 
+enum { ENGINE_HASH_DEFAULT_MB = 16, ENGINE_HASH_MAX_MB = 65536 };
+
 /* Initialises the global tables (idempotent) and returns a new engine at the start
- * position, or NULL when out of memory. */
+ * position with the built-in weights and a default-size hash, or NULL when out of
+ * memory. */
 Engine *engine_new(void);
 void engine_free(Engine **e);
 
-/* Forgets everything learnt in the previous game. */
+/* Forgets everything learnt in the previous game: hash and histories. */
 void engine_new_game(Engine *e);
 
 /*
@@ -25,9 +32,40 @@ void engine_new_game(Engine *e);
  */
 bool engine_set_position(Engine *e, const char *fen, const char *const *moves, int nmoves,
                          PosError *err);
-
 const Position *engine_position(const Engine *e);
 
+/* Searches the current position; blocks until done. engine_stop() from another thread
+ * ends it early. */
+SearchResult engine_search(Engine *e, const SearchLimits *limits, const SearchCallbacks *cb);
+void engine_stop(Engine *e);
+
+bool engine_set_hash(Engine *e, size_t mb);
+void engine_clear_hash(Engine *e);
+int engine_hash_mb(const Engine *e);
+void engine_set_move_overhead(Engine *e, int ms);
+
+/* Weights: loading is all or nothing; on error the previous weights stay. */
+bool engine_load_weights(Engine *e, const char *path, WeightsError *err);
+bool engine_save_weights(const Engine *e, const char *path, WeightsError *err);
+const EvalParams *engine_weights(const Engine *e);
+
+/* Static evaluation of the current position, from the side to move's view. */
+Value engine_eval(const Engine *e);
+void engine_eval_breakdown(const Engine *e, EvalBreakdown *out);
+
 uint64_t engine_perft(Engine *e, int depth, PerftDivideFn fn, void *ctx);
+
+/* The fixed bench: every bench position searched to depth (0: the default depth)
+ * from a cleared hash, one thread. Reports each position through cb. */
+typedef struct {
+    uint64_t nodes;
+    int64_t time_ms;
+    Move best; /* of the last position */
+} BenchResult;
+enum { BENCH_DEPTH_DEFAULT = 10 };
+BenchResult engine_bench(Engine *e, int depth, void (*on_position)(void *ctx, int index,
+                                                                  const char *fen,
+                                                                  const SearchResult *r),
+                         void *ctx);
 
 #endif

@@ -41,45 +41,6 @@ void position_init(void)
     done = true;
 }
 
-/* The three primitives: every change of the board goes through them. */
-static inline void put_piece(Position *pos, Piece pc, Square s)
-{
-    pos->board[s] = (uint8_t)pc;
-    pos->by_piece[pc] |= bb_square(s);
-    pos->by_color[piece_color(pc)] |= bb_square(s);
-    pos->occupied |= bb_square(s);
-    pos->rank_occ[sq_rank(s)] |= (uint16_t)(1u << sq_file(s));
-    pos->file_occ[sq_file(s)] |= (uint16_t)(1u << sq_rank(s));
-}
-
-static inline void remove_piece(Position *pos, Square s)
-{
-    Piece pc = (Piece)pos->board[s];
-    pos->board[s] = NO_PIECE;
-    pos->by_piece[pc] ^= bb_square(s);
-    pos->by_color[piece_color(pc)] ^= bb_square(s);
-    pos->occupied ^= bb_square(s);
-    pos->rank_occ[sq_rank(s)] ^= (uint16_t)(1u << sq_file(s));
-    pos->file_occ[sq_file(s)] ^= (uint16_t)(1u << sq_rank(s));
-}
-
-static inline void move_piece(Position *pos, Square from, Square to)
-{
-    Piece pc = (Piece)pos->board[from];
-    Bitboard ft = bb_square(from) | bb_square(to);
-    pos->board[from] = NO_PIECE;
-    pos->board[to] = (uint8_t)pc;
-    pos->by_piece[pc] ^= ft;
-    pos->by_color[piece_color(pc)] ^= ft;
-    pos->occupied ^= ft;
-    pos->rank_occ[sq_rank(from)] ^= (uint16_t)(1u << sq_file(from));
-    pos->file_occ[sq_file(from)] ^= (uint16_t)(1u << sq_rank(from));
-    pos->rank_occ[sq_rank(to)] ^= (uint16_t)(1u << sq_file(to));
-    pos->file_occ[sq_file(to)] ^= (uint16_t)(1u << sq_rank(to));
-    if (piece_type(pc) == KING)
-        pos->king_sq[piece_color(pc)] = to;
-}
-
 /* Bitboards of the line indices in a slider-table mask, on rank r or file f. */
 static inline Bitboard rank_pieces(uint16_t mask, int r) { return line_on_rank(mask, r); }
 
@@ -147,12 +108,12 @@ bool pos_gives_check(const Position *pos, Move m)
     Square from = move_from(m), to = move_to(m);
     Piece cap = (Piece)p->board[to];
     if (cap)
-        remove_piece(p, to);
-    move_piece(p, from, to);
+        pos_remove_piece(p, to);
+    pos_move_piece(p, from, to);
     bool check = king_attackers(p, color_flip(p->side)) != 0;
-    move_piece(p, to, from);
+    pos_move_piece(p, to, from);
     if (cap)
-        put_piece(p, cap, to);
+        pos_put_piece(p, cap, to);
     return check;
 }
 
@@ -208,9 +169,9 @@ void pos_do_move(Position *pos, Move m)
     Key k = prev->key ^ zobrist_side ^ zobrist_psq[pc][from] ^ zobrist_psq[pc][to];
     if (cap) {
         k ^= zobrist_psq[cap][to];
-        remove_piece(pos, to);
+        pos_remove_piece(pos, to);
     }
-    move_piece(pos, from, to);
+    pos_move_piece(pos, from, to);
     pos->side = color_flip(us);
     pos->game_ply++;
     st->key = k;
@@ -228,9 +189,9 @@ void pos_undo_move(Position *pos)
     const StateInfo *st = &pos->hist[pos->hist_len - 1];
     Move m = st->move;
     Square from = move_from(m), to = move_to(m);
-    move_piece(pos, to, from);
+    pos_move_piece(pos, to, from);
     if (st->captured)
-        put_piece(pos, (Piece)st->captured, to);
+        pos_put_piece(pos, (Piece)st->captured, to);
     pos->side = color_flip(pos->side);
     pos->game_ply--;
     pos->hist_len--;
@@ -435,7 +396,7 @@ bool pos_set_fen(Position *out, const char *fen, PosError *err)
                             color_name(piece_color((Piece)pc)), PIECE_NAMES[piece_type((Piece)pc)],
                             PIECE_LIMIT[piece_type((Piece)pc)]);
             }
-            put_piece(pos, (Piece)pc, s);
+            pos_put_piece(pos, (Piece)pc, s);
             if (piece_type((Piece)pc) == KING)
                 pos->king_sq[piece_color((Piece)pc)] = s;
             file++;

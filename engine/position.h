@@ -92,6 +92,50 @@ static inline bool pos_is_capture(const Position *pos, Move m)
     return pos->board[move_to(m)] != NO_PIECE;
 }
 
+/*
+ * The three primitives: every change of the board goes through them. They keep the
+ * board, bitboards, line occupancies and general squares in step, but not the key or
+ * the history: pos_do_move does that. Exposed for exchange evaluation on scratch
+ * copies of a position.
+ */
+static inline void pos_put_piece(Position *pos, Piece pc, Square s)
+{
+    pos->board[s] = (uint8_t)pc;
+    pos->by_piece[pc] |= bb_square(s);
+    pos->by_color[piece_color(pc)] |= bb_square(s);
+    pos->occupied |= bb_square(s);
+    pos->rank_occ[sq_rank(s)] |= (uint16_t)(1u << sq_file(s));
+    pos->file_occ[sq_file(s)] |= (uint16_t)(1u << sq_rank(s));
+}
+
+static inline void pos_remove_piece(Position *pos, Square s)
+{
+    Piece pc = (Piece)pos->board[s];
+    pos->board[s] = NO_PIECE;
+    pos->by_piece[pc] ^= bb_square(s);
+    pos->by_color[piece_color(pc)] ^= bb_square(s);
+    pos->occupied ^= bb_square(s);
+    pos->rank_occ[sq_rank(s)] ^= (uint16_t)(1u << sq_file(s));
+    pos->file_occ[sq_file(s)] ^= (uint16_t)(1u << sq_rank(s));
+}
+
+static inline void pos_move_piece(Position *pos, Square from, Square to)
+{
+    Piece pc = (Piece)pos->board[from];
+    Bitboard ft = bb_square(from) | bb_square(to);
+    pos->board[from] = NO_PIECE;
+    pos->board[to] = (uint8_t)pc;
+    pos->by_piece[pc] ^= ft;
+    pos->by_color[piece_color(pc)] ^= ft;
+    pos->occupied ^= ft;
+    pos->rank_occ[sq_rank(from)] ^= (uint16_t)(1u << sq_file(from));
+    pos->file_occ[sq_file(from)] ^= (uint16_t)(1u << sq_rank(from));
+    pos->rank_occ[sq_rank(to)] ^= (uint16_t)(1u << sq_file(to));
+    pos->file_occ[sq_file(to)] ^= (uint16_t)(1u << sq_rank(to));
+    if (piece_type(pc) == KING)
+        pos->king_sq[piece_color(pc)] = to;
+}
+
 extern Key zobrist_psq[PIECE_NB][SQUARE_NB];
 extern Key zobrist_side;
 

@@ -1,5 +1,5 @@
 /* bin/chuhe-engine: UCI on stdin/stdout, or the command given on the command line
- * (e.g. `chuhe-engine go perft 5`), run once. */
+ * (e.g. `chuhe-engine go perft 5`, `chuhe-engine bench`), run once. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +9,8 @@
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    Uci uci = {.engine = engine_new(), .out = stdout, .quit = false};
-    if (!uci.engine) {
+    Uci uci;
+    if (!uci_init(&uci, stdout)) {
         fprintf(stderr, "chuhe-engine: out of memory\n");
         return 1;
     }
@@ -30,9 +30,10 @@ int main(int argc, char **argv)
         }
         uci_command(&uci, line);
         free(line);
+        uci_finish(&uci, true);
     } else {
         uci_loop(&uci, stdin);
+        uci_finish(&uci, false);
     }
-    engine_free(&uci.engine);
     return 0;
 }

@@ -1,0 +1,41 @@
+/*
+ * The handcrafted, tapered evaluation. Terms and their storage come from
+ * eval_terms.h; this module only decides which term applies where.
+ */
+#ifndef CHUHE_EVALUATE_H
+#define CHUHE_EVALUATE_H
+
+#include "eval_terms.h"
+#include "position.h"
+
+/* Game phase from the attacking material: PHASE_MAX with all chariots, horses and
+ * cannons on the board, 0 with none. */
+enum { PHASE_CHARIOT = 6, PHASE_HORSE = 3, PHASE_CANNON = 3, PHASE_MAX = 48 };
+
+/* Per-colour, per-parameter usage counts of one evaluation: the linear form the tuner
+ * fits. Filled only by the trace build of this module (CHUHE_TRACE). */
+typedef struct {
+    int16_t coef[EVAL_PARAM_NB][COLOR_NB];
+    int phase;
+    Value eval; /* the evaluation the trace belongs to, from Red's view */
+} EvalTrace;
+
+int eval_phase(const Position *pos);
+/* Static evaluation from the side to move's view. */
+Value evaluate(const Position *pos, const EvalParams *params);
+
+/* Sum of each term from Red's view, as (mg, eg) pairs, plus the tapered total, for the
+ * `eval` command. */
+typedef struct {
+    Score term[EVAL_TERM_NB][COLOR_NB];
+    int phase;
+    Value total; /* from Red's view */
+} EvalBreakdown;
+void eval_breakdown(const Position *pos, const EvalParams *params, EvalBreakdown *out);
+
+#ifdef CHUHE_TRACE
+/* The same evaluation, recording every term use into trace (tuner build only). */
+Value evaluate_traced(const Position *pos, const EvalParams *params, EvalTrace *trace);
+#endif
+
+#endif

@@ -1,0 +1,559 @@
+#include "search.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "evaluate.h"
+#include "movegen.h"
+#include "rules.h"
+#include "see.h"
+
+/* Reductions by depth and move number, built once. */
+static int8_t lmr_table[MAX_PLY][64];
+
+static void lmr_init(void)
+{
+    static bool done;
+    if (done)
+        return;
+    for (int d = 1; d < MAX_PLY; d++)
+        for (int m = 1; m < 64; m++)
+            lmr_table[d][m] = (int8_t)(0.8 + log(d) * log(m) / 2.3);
+    done = true;
+}
+
+void search_clear(Search *s)
+{
+    memset(s->history, 0, sizeof s->history);
+    memset(s->counter, 0, sizeof s->counter);
+    memset(s->stack, 0, sizeof s->stack);
+}
+
+void search_score_text(Value v, char *buf, int size)
+{
+    if (v >= VALUE_MATE_IN_MAX_PLY)
+        snprintf(buf, (size_t)size, "mate %d", (VALUE_MATE - v + 1) / 2);
+    else if (v <= VALUE_MATED_IN_MAX_PLY)
+        snprintf(buf, (size_t)size, "mate %d", -(VALUE_MATE + v) / 2);
+    else
+        snprintf(buf, (size_t)size, "cp %d", v);
+}
+
+/* Checks the clock, the node limit and the stop flag; sets s->aborted. */
+static bool should_stop(Search *s)
+{
+    if (s->aborted)
+        return true;
+    if (s->limits.nodes && s->nodes >= s->limits.nodes)
+        return s->aborted = true;
+    if ((s->nodes & 1023) == 0) {
+        if (atomic_load_explicit(s->stop, memory_order_relaxed))
+            return s->aborted = true;
+        /* the first iteration always completes, so there is a move to play */
+        if (s->plan.maximum && s->root_depth > 1 &&
+            time_now_ms() - s->start_ms >= s->plan.maximum)
+            return s->aborted = true;
+    }
+    return false;
+}
+
+/* ---- move ordering ---------------------------------------------------------------- */
+
+enum {
+    SCORE_TT = 1 << 30,
+    SCORE_GOOD_CAPTURE = 1 << 28,
+    SCORE_KILLER = 1 << 27,
+    SCORE_COUNTER = (1 << 27) - 2,
+    SCORE_BAD_CAPTURE = -(1 << 28),
+};
+
+typedef struct {
+    MoveList list;
+    int scores[MOVELIST_MAX];
+    int next;
+} Picker;
+
+static inline int mvv_lva(const Position *pos, Move m)
+{
+    return SEE_VALUE[piece_type(pos_piece_on(pos, move_to(m)))] * 8 -
+           SEE_VALUE[piece_type(pos_piece_on(pos, move_from(m)))] / 100;
+}
+
+static void picker_score(const Search *s, const Position *pos, Picker *pk, Move tt_move, int ply,
+                         bool captures_only)
+{
+    const SearchStack *ss = &s->stack[ply];
+    Move prev = ply > 0 ? s->stack[ply - 1].current : MOVE_NONE;
+    Move counter = MOVE_NONE;
+    if (prev != MOVE_NONE && prev != MOVE_NULL)
+        counter = s->counter[pos_piece_on(pos, move_to(prev))][move_to(prev)];
+    for (int i = 0; i < pk->list.count; i++) {
+        Move m = pk->list.moves[i];
+        int sc;
+        if (m == tt_move)
+            sc = SCORE_TT;
+        else if (pos_is_capture(pos, m))
+            sc = mvv_lva(pos, m) +
+                 (captures_only || see_ge(pos, m, 0) ? SCORE_GOOD_CAPTURE : SCORE_BAD_CAPTURE);
+        else if (m == ss->killers[0])
+            sc = SCORE_KILLER;
+        else if (m == ss->killers[1])
+            sc = SCORE_KILLER - 1;
+        else if (m == counter)
+            sc = SCORE_COUNTER;
+        else
+            sc = s->history[pos->side][move_from(m)][move_to(m)];
+        pk->scores[i] = sc;
+    }
+    pk->next = 0;
+}
+
+/* Selection sort, one move at a time: most nodes cut off after a few moves. */
+static Move picker_next(Picker *pk)
+{
+    if (pk->next >= pk->list.count)
+        return MOVE_NONE;
+    int best = pk->next;
+    for (int i = pk->next + 1; i < pk->list.count; i++)
+        if (pk->scores[i] > pk->scores[best])
+            best = i;
+    Move m = pk->list.moves[best];
+    int sc = pk->scores[best];
+    pk->list.moves[best] = pk->list.moves[pk->next];
+    pk->scores[best] = pk->scores[pk->next];
+    pk->list.moves[pk->next] = m;
+    pk->scores[pk->next] = sc;
+    pk->next++;
+    return m;
+}
+
+static inline void history_update(int16_t *h, int bonus)
+{
+    int v = *h + bonus - *h * abs(bonus) / 16384;
+    *h = (int16_t)(v > 16000 ? 16000 : v < -16000 ? -16000 : v);
+}
+
+static void update_quiet_stats(Search *s, int ply, Move best, const Move *quiets, int nq,
+                               int depth)
+{
+    Position *pos = &s->pos;
+    SearchStack *ss = &s->stack[ply];
+    int bonus = depth * depth * 16 + 32;
+    if (bonus > 4000)
+        bonus = 4000;
+    if (ss->killers[0] != best) {
+        ss->killers[1] = ss->killers[0];
+        ss->killers[0] = best;
+    }
+    history_update(&s->history[pos->side][move_from(best)][move_to(best)], bonus);
+    for (int i = 0; i < nq; i++)
+        history_update(&s->history[pos->side][move_from(quiets[i])][move_to(quiets[i])], -bonus);
+    Move prev = ply > 0 ? s->stack[ply - 1].current : MOVE_NONE;
+    if (prev != MOVE_NONE && prev != MOVE_NULL)
+        s->counter[pos_piece_on(pos, move_to(prev))][move_to(prev)] = best;
+}
+
+/* ---- the game rules inside the tree ---------------------------------------------- */
+
+/*
+ * Repetition, the 60-move rule and dead material, judged as the rules module says for
+ * a node `ply` plies from the root. Returns true with *v when the node is decided;
+ * otherwise it may narrow the window (a repetition that only bounds the result).
+ */
+static bool rule_cutoff(Search *s, int ply, Value *alpha, Value *beta, Value *v)
+{
+    Verdict verdict;
+    RulesBound bound = RULES_BOUND_NONE;
+    if (rules_judge_search(&s->pos, ply, &verdict, &bound)) {
+        *v = verdict.result == RESULT_WIN    ? value_mate_in(ply)
+             : verdict.result == RESULT_LOSS ? value_mated_in(ply)
+                                             : VALUE_DRAW;
+        return true;
+    }
+    /* only a bound: a win means the value is at least a draw, a loss at most one */
+    if (bound == RULES_BOUND_LOWER && *alpha < VALUE_DRAW)
+        *alpha = VALUE_DRAW;
+    else if (bound == RULES_BOUND_UPPER && *beta > VALUE_DRAW)
+        *beta = VALUE_DRAW;
+    else
+        return false;
+    if (*alpha >= *beta) {
+        *v = *alpha;
+        return true;
+    }
+    return false;
+}
+
+/* ---- quiescence ----------------------------------------------------------------- */
+
+static Value qsearch(Search *s, Value alpha, Value beta, int ply)
+{
+    Position *pos = &s->pos;
+    bool pv_node = beta - alpha > 1;
+    s->nodes++;
+    if (ply > s->seldepth)
+        s->seldepth = ply;
+    if (should_stop(s))
+        return VALUE_ZERO;
+    Value rv;
+    if (rule_cutoff(s, ply, &alpha, &beta, &rv))
+        return rv;
+    bool in_check = pos_in_check(pos);
+    if (ply >= MAX_PLY - 1)
+        return in_check ? VALUE_DRAW : evaluate(pos, s->params);
+
+    TTEntry *slot;
+    Key key = pos_key(pos);
+    TTProbe tte = tt_probe(s->tt, key, ply, &slot);
+    if (!pv_node && tte.hit && tte.value != VALUE_NONE &&
+        (tte.bound & (tte.value >= beta ? BOUND_LOWER : BOUND_UPPER)))
+        return tte.value;
+
+    Value best, stand_pat = VALUE_NONE;
+    if (in_check) {
+        best = -VALUE_INFINITE;
+    } else {
+        stand_pat = tte.hit && tte.eval != VALUE_NONE ? tte.eval : evaluate(pos, s->params);
+        best = stand_pat;
+        if (best >= beta) {
+            if (!tte.hit)
+                tt_store(s->tt, slot, key, best, BOUND_LOWER, 0, MOVE_NONE, stand_pat, ply);
+            return best;
+        }
+        if (best > alpha)
+            alpha = best;
+    }
+
+    Picker pk;
+    if (in_check)
+        gen_legal(pos, &pk.list);
+    else
+        gen_captures(pos, &pk.list);
+    if (in_check && pk.list.count == 0)
+        return value_mated_in(ply);
+    picker_score(s, pos, &pk, tte.move, ply, true);
+
+    Move best_move = MOVE_NONE;
+    Move m;
+    while ((m = picker_next(&pk)) != MOVE_NONE) {
+        if (!in_check) {
+            /* a capture that cannot lift the score to alpha, or loses material, waits */
+            Value gain = SEE_VALUE[piece_type(pos_piece_on(pos, move_to(m)))];
+            if (stand_pat + gain + 150 <= alpha)
+                continue;
+            if (!see_ge(pos, m, 0))
+                continue;
+        }
+        pos_do_move(pos, m);
+        s->stack[ply].current = m;
+        Value v = -qsearch(s, -beta, -alpha, ply + 1);
+        pos_undo_move(pos);
+        if (s->aborted)
+            return VALUE_ZERO;
+        if (v > best) {
+            best = v;
+            if (v > alpha) {
+                best_move = m;
+                if (v >= beta)
+                    break;
+                alpha = v;
+            }
+        }
+    }
+    Bound b = best >= beta ? BOUND_LOWER : BOUND_UPPER;
+    tt_store(s->tt, slot, key, best, b, 0, best_move, stand_pat, ply);
+    return best;
+}
+
+/* ---- main search ------------------------------------------------------------------ */
+
+/* Whether the side has a piece that can give mate by itself: null move is unsafe
+ * without one (zugzwang-like endings). */
+static bool has_attackers(const Position *pos, Color c)
+{
+    return (pos_pieces(pos, c, CHARIOT) | pos_pieces(pos, c, HORSE) |
+            pos_pieces(pos, c, CANNON)) != 0;
+}
+
+static void pv_update(SearchStack *ss, Move m)
+{
+    ss->pv[0] = m;
+    int n = ss[1].pv_len;
+    if (n > MAX_PLY - 1)
+        n = MAX_PLY - 1;
+    memcpy(ss->pv + 1, ss[1].pv, (size_t)n * sizeof(Move));
+    ss->pv_len = n + 1;
+}
+
+static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool cut_node)
+{
+    bool pv_node = beta - alpha > 1;
+    bool root = ply == 0;
+    if (depth <= 0)
+        return qsearch(s, alpha, beta, ply);
+
+    Position *pos = &s->pos;
+    SearchStack *ss = &s->stack[ply];
+    ss->pv_len = 0;
+    s->nodes++;
+    if (ply > s->seldepth)
+        s->seldepth = ply;
+
+    if (!root) {
+        if (should_stop(s))
+            return VALUE_ZERO;
+        Value rv;
+        if (rule_cutoff(s, ply, &alpha, &beta, &rv))
+            return rv;
+        if (ply >= MAX_PLY - 1)
+            return pos_in_check(pos) ? VALUE_DRAW : evaluate(pos, s->params);
+        /* mate distance pruning */
+        if (alpha < value_mated_in(ply))
+            alpha = value_mated_in(ply);
+        if (beta > value_mate_in(ply + 1))
+            beta = value_mate_in(ply + 1);
+        if (alpha >= beta)
+            return alpha;
+    }
+
+    bool in_check = pos_in_check(pos);
+    Key key = pos_key(pos);
+    TTEntry *slot;
+    TTProbe tte = tt_probe(s->tt, key, ply, &slot);
+    /* at the root, the previous iteration's best move comes first */
+    Move tt_move = root && s->stack[0].pv[0] ? s->stack[0].pv[0] : tte.move;
+    if (!pv_node && tte.hit && tte.depth >= depth && tte.value != VALUE_NONE &&
+        (tte.bound & (tte.value >= beta ? BOUND_LOWER : BOUND_UPPER)))
+        return tte.value;
+
+    Value eval;
+    if (in_check) {
+        eval = ss->static_eval = VALUE_NONE;
+    } else {
+        eval = ss->static_eval =
+            tte.hit && tte.eval != VALUE_NONE ? tte.eval : evaluate(pos, s->params);
+        /* the stored search value is a better guess when its bound points the right way */
+        if (tte.hit && tte.value != VALUE_NONE &&
+            (tte.bound & (tte.value > eval ? BOUND_LOWER : BOUND_UPPER)))
+            eval = tte.value;
+    }
+    bool improving = !in_check && ply >= 2 && s->stack[ply - 2].static_eval != VALUE_NONE &&
+                     ss->static_eval > s->stack[ply - 2].static_eval;
+
+    if (!pv_node && !in_check) {
+        /* reverse futility: far above beta at low depth */
+        if (depth <= 7 && eval - (90 - 30 * improving) * depth >= beta &&
+            eval < VALUE_MATE_IN_MAX_PLY)
+            return eval;
+
+        /* null move: if passing still beats beta, a real move will too */
+        if (depth >= 3 && eval >= beta && ss->static_eval >= beta - 20 * depth &&
+            ply > 0 && s->stack[ply - 1].current != MOVE_NULL &&
+            has_attackers(pos, pos->side) && beta > VALUE_MATED_IN_MAX_PLY) {
+            int r = 3 + depth / 4 + (eval - beta > 600 ? 3 : (eval - beta) / 200);
+            pos_do_null(pos);
+            ss->current = MOVE_NULL;
+            Value v = -search(s, -beta, -beta + 1, depth - r, ply + 1, !cut_node);
+            pos_undo_null(pos);
+            if (s->aborted)
+                return VALUE_ZERO;
+            if (v >= beta)
+                return v >= VALUE_MATE_IN_MAX_PLY ? beta : v;
+        }
+    }
+
+    /* no hash move at a deep node: search it shallower, it will have one next time */
+    if (depth >= 4 && tt_move == MOVE_NONE && (pv_node || cut_node))
+        depth--;
+
+    Picker pk;
+    if (gen_legal(pos, &pk.list) == 0)
+        return value_mated_in(ply); /* checkmate or stalemate: both lose */
+    picker_score(s, pos, &pk, tt_move, ply, false);
+    s->stack[ply + 1].killers[0] = s->stack[ply + 1].killers[1] = MOVE_NONE;
+
+    Value best = -VALUE_INFINITE;
+    Move best_move = MOVE_NONE, m;
+    Move quiets[64];
+    int nquiets = 0, move_count = 0;
+    Value old_alpha = alpha;
+
+    while ((m = picker_next(&pk)) != MOVE_NONE) {
+        move_count++;
+        bool capture = pos_is_capture(pos, m);
+        int hist = capture ? 0 : s->history[pos->side][move_from(m)][move_to(m)];
+
+        /* shallow pruning, once a move has kept us from being mated */
+        if (!root && best > VALUE_MATED_IN_MAX_PLY && !in_check) {
+            if (!capture) {
+                int lmp = (3 + depth * depth) / (2 - improving);
+                if (depth <= 8 && move_count > lmp && !pos_gives_check(pos, m))
+                    continue;
+                if (depth <= 6 && ss->static_eval + 120 + 100 * depth <= alpha &&
+                    hist < 4000 && !pos_gives_check(pos, m))
+                    continue;
+                if (depth <= 8 && !see_ge(pos, m, -25 * depth * depth))
+                    continue;
+            } else if (depth <= 6 && !see_ge(pos, m, -150 * depth)) {
+                continue;
+            }
+        }
+
+        pos_do_move(pos, m);
+        tt_prefetch(s->tt, pos_key(pos));
+        ss->current = m;
+        bool gives_check = pos_in_check(pos);
+        /* check extension, bounded so perpetual-check lines cannot run away */
+        int new_depth = depth - 1 + (gives_check && ply < 2 * s->root_depth);
+
+        Value v;
+        int searched = move_count - 1;
+        if (depth >= 3 && move_count > 1 + pv_node && (!capture || cut_node)) {
+            int r = lmr_table[depth < MAX_PLY ? depth : MAX_PLY - 1][move_count < 64 ? move_count : 63];
+            r += !pv_node;
+            r += cut_node;
+            r -= gives_check;
+            r += !improving;
+            r -= hist / 6000;
+            if (r < 0)
+                r = 0;
+            if (r > new_depth - 1)
+                r = new_depth - 1;
+            v = -search(s, -alpha - 1, -alpha, new_depth - r, ply + 1, true);
+            if (v > alpha && r > 0)
+                v = -search(s, -alpha - 1, -alpha, new_depth, ply + 1, !cut_node);
+        } else if (!pv_node || searched > 0) {
+            v = -search(s, -alpha - 1, -alpha, new_depth, ply + 1, !cut_node);
+        } else {
+            v = alpha + 1; /* first move of a PV node: full window below */
+        }
+        if (pv_node && (searched == 0 || (v > alpha && v < beta)))
+            v = -search(s, -beta, -alpha, new_depth, ply + 1, false);
+        pos_undo_move(pos);
+        if (s->aborted)
+            return VALUE_ZERO;
+
+        if (v > best) {
+            best = v;
+            if (v > alpha) {
+                best_move = m;
+                if (pv_node)
+                    pv_update(ss, m);
+                if (v >= beta)
+                    break;
+                alpha = v;
+            }
+        }
+        if (!capture && m != best_move && nquiets < 64)
+            quiets[nquiets++] = m;
+    }
+
+    if (best >= beta && !pos_is_capture(pos, best_move))
+        update_quiet_stats(s, ply, best_move, quiets, nquiets, depth);
+
+    Bound b = best >= beta ? BOUND_LOWER : (pv_node && alpha > old_alpha) ? BOUND_EXACT : BOUND_UPPER;
+    tt_store(s->tt, slot, key, best, b, depth, best_move, ss->static_eval, ply);
+    return best;
+}
+
+/* ---- iterative deepening -------------------------------------------------------- */
+
+static void report(Search *s, const SearchCallbacks *cb, int depth, Value v, Bound bound)
+{
+    if (!cb || !cb->on_info)
+        return;
+    SearchInfo info;
+    info.depth = depth;
+    info.seldepth = s->seldepth;
+    info.score = v;
+    info.bound = bound;
+    info.nodes = s->nodes;
+    info.time_ms = time_now_ms() - s->start_ms;
+    info.hashfull = tt_hashfull(s->tt);
+    info.pv_len = s->stack[0].pv_len;
+    memcpy(info.pv, s->stack[0].pv, (size_t)info.pv_len * sizeof(Move));
+    cb->on_info(cb->ctx, &info);
+}
+
+SearchResult search_run(Search *s, const Position *root, const SearchLimits *limits,
+                        const SearchCallbacks *cb)
+{
+    lmr_init();
+    s->start_ms = time_now_ms();
+    pos_copy(&s->pos, root);
+    s->limits = *limits;
+    s->plan = time_plan(limits, root->side, s->move_overhead, root->game_ply);
+    s->nodes = 0;
+    s->aborted = false;
+    tt_new_search(s->tt);
+    memset(s->stack, 0, sizeof s->stack);
+    for (int i = 0; i < MAX_PLY + 4; i++)
+        s->stack[i].static_eval = VALUE_NONE;
+
+    SearchResult res = {MOVE_NONE, MOVE_NONE, VALUE_ZERO, 0, 0, 0};
+    MoveList legal;
+    if (gen_legal(&s->pos, &legal) == 0) {
+        res.score = value_mated_in(0);
+        return res;
+    }
+    res.best = legal.moves[0];
+
+    Move best_pv[MAX_PLY];
+    int best_pv_len = 0;
+    Value prev = VALUE_ZERO;
+    int max_depth = limits->depth > 0 && limits->depth < MAX_PLY - 4 ? limits->depth : MAX_PLY - 4;
+    for (int depth = 1; depth <= max_depth; depth++) {
+        s->root_depth = depth;
+        s->seldepth = 0;
+        Value delta = 30, alpha = -VALUE_INFINITE, beta = VALUE_INFINITE, v;
+        if (depth >= 5) {
+            alpha = prev - delta > -VALUE_INFINITE ? prev - delta : -VALUE_INFINITE;
+            beta = prev + delta < VALUE_INFINITE ? prev + delta : VALUE_INFINITE;
+        }
+        for (;;) {
+            v = search(s, alpha, beta, depth, 0, false);
+            if (s->aborted)
+                break;
+            if (v <= alpha) {
+                report(s, cb, depth, alpha, BOUND_UPPER);
+                beta = (alpha + beta) / 2;
+                alpha = v - delta > -VALUE_INFINITE ? v - delta : -VALUE_INFINITE;
+            } else if (v >= beta) {
+                report(s, cb, depth, beta, BOUND_LOWER);
+                beta = v + delta < VALUE_INFINITE ? v + delta : VALUE_INFINITE;
+            } else {
+                break;
+            }
+            delta += delta / 2;
+        }
+        if (s->aborted && depth > 1)
+            break;
+        prev = v;
+        res.score = v;
+        res.depth = depth;
+        best_pv_len = s->stack[0].pv_len;
+        memcpy(best_pv, s->stack[0].pv, (size_t)best_pv_len * sizeof(Move));
+        if (best_pv_len > 0)
+            res.best = best_pv[0];
+        res.ponder = best_pv_len > 1 ? best_pv[1] : MOVE_NONE;
+        report(s, cb, depth, v, BOUND_EXACT);
+        if (s->aborted)
+            break;
+        /* a found mate will not get shorter by searching deeper than its length */
+        if (!limits->infinite && v >= VALUE_MATE_IN_MAX_PLY && VALUE_MATE - v <= depth)
+            break;
+        if (s->plan.optimum && time_now_ms() - s->start_ms > s->plan.optimum * 6 / 10)
+            break;
+    }
+    /* "go infinite" waits for stop even after the last depth */
+    while (limits->infinite && !atomic_load(s->stop) && !s->aborted) {
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+    }
+    res.nodes = s->nodes;
+    res.time_ms = time_now_ms() - s->start_ms;
+    return res;
+}

@@ -1,0 +1,84 @@
+/*
+ * Alpha-beta search: iterative deepening, principal variation search with aspiration
+ * windows, quiescence, transposition table, null move, late move reductions and
+ * pruning. All state is in a Search, so several searches can run in one process.
+ */
+#ifndef CHUHE_SEARCH_H
+#define CHUHE_SEARCH_H
+
+#include <stdatomic.h>
+
+#include "eval_terms.h"
+#include "position.h"
+#include "score.h"
+#include "timeman.h"
+#include "tt.h"
+
+typedef struct {
+    int depth;
+    int seldepth;
+    Value score;
+    Bound bound; /* BOUND_EXACT, or the side an aspiration window failed to */
+    uint64_t nodes;
+    int64_t time_ms;
+    int hashfull;
+    int pv_len;
+    Move pv[MAX_PLY];
+} SearchInfo;
+
+typedef struct {
+    /* called after each completed iteration (and on aspiration failures) */
+    void (*on_info)(void *ctx, const SearchInfo *info);
+    void *ctx;
+} SearchCallbacks;
+
+typedef struct {
+    Move best;   /* MOVE_NONE when the side to move has no legal move */
+    Move ponder; /* MOVE_NONE if unknown */
+    Value score;
+    int depth;
+    uint64_t nodes;
+    int64_t time_ms;
+} SearchResult;
+
+typedef struct {
+    Move pv[MAX_PLY + 1];
+    int pv_len;
+    Move killers[2];
+    Move current;
+    Value static_eval;
+} SearchStack;
+
+typedef struct Search {
+    Position pos;
+    TT *tt;
+    const EvalParams *params;
+    atomic_bool *stop;
+    SearchLimits limits;
+    TimePlan plan;
+    int64_t start_ms;
+    int64_t move_overhead;
+    uint64_t nodes;
+    int seldepth;
+    int root_depth;
+    bool aborted;
+    int16_t history[COLOR_NB][SQUARE_NB][SQUARE_NB];
+    Move counter[PIECE_NB][SQUARE_NB];
+    SearchStack stack[MAX_PLY + 4];
+} Search;
+
+/* Forgets what earlier searches learnt (histories); the TT is cleared separately. */
+void search_clear(Search *s);
+
+/*
+ * Searches pos (copied) within limits. stop may be raised from another thread. The
+ * search state s must stay alive during the call; tt and params are only read and
+ * written through s.
+ */
+SearchResult search_run(Search *s, const Position *pos, const SearchLimits *limits,
+                        const SearchCallbacks *cb);
+
+/* Format a score the UCI way: "cp 35" or "mate -3". */
+void search_score_text(Value v, char *buf, int size);
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * Time management: how long one move may take, from the UCI limits. The optimum is
+ * the time after which no new iteration is started; the maximum is a hard stop.
+ */
+#ifndef CHUHE_TIMEMAN_H
+#define CHUHE_TIMEMAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "types.h"
+
+typedef struct {
+    int depth;              /* 0: no depth limit */
+    uint64_t nodes;         /* 0: no node limit */
+    int64_t movetime;       /* ms; 0: none */
+    int64_t time[COLOR_NB]; /* ms left on each clock; -1: no clock given */
+    int64_t inc[COLOR_NB];  /* ms added per move */
+    int movestogo;          /* 0: sudden death or increment */
+    bool infinite;          /* search until stopped */
+} SearchLimits;
+
+typedef struct {
+    int64_t optimum; /* ms; 0: no time limit */
+    int64_t maximum; /* ms; 0: no time limit */
+} TimePlan;
+
+/* Plans the time for the side to move, keeping overhead ms per move in reserve. */
+TimePlan time_plan(const SearchLimits *limits, Color us, int64_t overhead, int game_ply);
+
+int64_t time_now_ms(void);
+
+void limits_clear(SearchLimits *limits);
+
+#endif

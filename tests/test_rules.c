@@ -216,6 +216,17 @@ static const Line CHARIOT_CHASES_FREE_CHARIOT = {
 static const Line HORSE_CHASES_TWO = {.fen = "3k5/9/c8/1N7/9/c8/9/9/9/4K4 w - - 0 1",
                                       .moves = "b6c8 d9d8 c8b6 d8d9 b6c8 d9d8 c8b6 d8d9 b6c8"};
 
+/* The chariot on a5 attacks the unprotected horse on e5 all along while both generals
+ * step to and fro: an attack that only persists is no chase. */
+static const Line PERSISTENT_ATTACK = {.fen = "3k5/9/9/9/R3n4/9/9/9/9/4K4 w - - 0 1",
+                                       .moves = "e0e1 d9d8 e1e0 d8d9 e0e1 d9d8 e1e0 d8d9"};
+
+/* The horse newly attacks the unprotected cannon with every move (b2 hits a0, c0 hits
+ * a1), but the cannon's return to a0 checks over the horse on c0, which the horse's
+ * next move answers. A check inside the cycle, not by every move of a side: a draw. */
+static const Line CHASE_WITH_A_CHECK = {.fen = "3k5/9/9/9/9/9/9/9/9/c1N1K4 w - - 0 1",
+                                        .moves = "c0b2 a0a1 b2c0 a1a0 c0b2 a0a1 b2c0 a1a0 c0b2"};
+
 /* 30 plies without a capture: every Red move checks, every Black move answers a check
  * without giving one, and no position occurs three times. */
 static const Line THIRTY_CHECKS = {
@@ -661,6 +672,28 @@ static void test_alternating_chase_is_a_draw(void **state)
     expect_line(&HORSE_CHASES_TWO, 8, RESULT_DRAW, REASON_REPETITION);
 }
 
+static void test_persistent_attack_is_not_a_chase(void **state)
+{
+    (void)state;
+    for (int n = 0; n <= 8; n++) {
+        play(&PERSISTENT_ATTACK, n);
+        assert_true(rules_chased(&g_pos, RED) == bb_square(square_from_text("e5")));
+    }
+    expect_line(&PERSISTENT_ATTACK, 8, RESULT_DRAW, REASON_REPETITION);
+}
+
+static void test_check_inside_a_chase_is_a_draw(void **state)
+{
+    (void)state;
+    play(&CHASE_WITH_A_CHECK, 1);
+    assert_true(rules_chased(&g_pos, RED) == bb_square(square_from_text("a0")));
+    play(&CHASE_WITH_A_CHECK, 3);
+    assert_true(rules_chased(&g_pos, RED) == bb_square(square_from_text("a1")));
+    play(&CHASE_WITH_A_CHECK, 4);
+    assert_true(pos_in_check(&g_pos));
+    expect_line(&CHASE_WITH_A_CHECK, 8, RESULT_DRAW, REASON_REPETITION);
+}
+
 /* ---- attack sets on fixed positions ------------------------------------------------- */
 
 static void expect_chased(const char *fen, Color c, const char *squares)
@@ -784,6 +817,8 @@ int main(void)
         cmocka_unit_test(test_pinned_attacker),
         cmocka_unit_test(test_pinned_target_cannot_hit_back),
         cmocka_unit_test(test_alternating_chase_is_a_draw),
+        cmocka_unit_test(test_persistent_attack_is_not_a_chase),
+        cmocka_unit_test(test_check_inside_a_chase_is_a_draw),
         cmocka_unit_test(test_attack_sets),
         cmocka_unit_test(test_reason_names),
     };

@@ -143,8 +143,12 @@ static void state_after(Position *pos, StateInfo *st, const StateInfo *prev, Pie
     st->since_capture = (uint16_t)(prev->since_capture + 1);
     /* Each side's first 10 checks since the last capture, and the replies to them, count
      * towards the 60-move rule; later checks and their replies do not. */
-    if (st->checkers && st->check10[us] < UINT8_MAX && ++st->check10[us] > 10)
-        return;
+    if (st->checkers) {
+        if (st->check10[us] < UINT8_MAX)
+            st->check10[us]++;
+        if (st->check10[us] > 10)
+            return;
+    }
     if (st->check10[them] > 10 && prev->checkers) {
         if (st->check10[them] < UINT8_MAX)
             st->check10[them]++;

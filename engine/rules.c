@@ -6,19 +6,23 @@
 #include "attacks.h"
 #include "movegen.h"
 
-static const char *const REASON_NAMES[REASON_NB] = {"none",
-                                                    "checkmate",
-                                                    "stalemate",
-                                                    "perpetual-check",
-                                                    "perpetual-chase",
-                                                    "repetition",
-                                                    "60-move-rule",
-                                                    "insufficient-material",
-                                                    "move-limit",
-                                                    "illegal-move",
-                                                    "time-forfeit"};
+/* Stored in files and PGN tags: see rules.h before changing any. */
+static const char *const REASON_NAMES[REASON_NB] = {
+    [REASON_NONE] = "none",
+    [REASON_CHECKMATE] = "checkmate",
+    [REASON_STALEMATE] = "stalemate",
+    [REASON_PERPETUAL_CHECK] = "perpetual-check",
+    [REASON_PERPETUAL_CHASE] = "perpetual-chase",
+    [REASON_REPETITION] = "repetition",
+    [REASON_RULE60] = "60-move-rule",
+    [REASON_MATERIAL] = "insufficient-material",
+    [REASON_MOVE_LIMIT] = "move-limit",
+    [REASON_ILLEGAL_MOVE] = "illegal-move",
+    [REASON_TIME_FORFEIT] = "time-forfeit",
+};
 
-static const char *const RESULT_NAMES[RESULT_NB] = {"none", "win", "draw", "loss"};
+static const char *const RESULT_NAMES[RESULT_NB] = {
+    [RESULT_NONE] = "none", [RESULT_WIN] = "win", [RESULT_DRAW] = "draw", [RESULT_LOSS] = "loss"};
 
 const char *rules_reason_name(Reason r)
 {

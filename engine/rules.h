@@ -62,9 +62,12 @@ Verdict rules_judge_game(Position *pos);
 
 /*
  * The search's test at a node `ply` plies below the root (rules.md 2): a repetition
- * whose whole loop lies below the root counts on its second occurrence. Returns true with
- * *v set when the node's value is final. Otherwise *bound says whether the repetition
- * only bounds the window. Mate and stalemate are left to the search (no legal moves).
+ * whose whole loop lies below the root counts on its second occurrence (ply 0 judges as
+ * a played game does). Cheap when nothing repeats: a scan of the keys 4, 6, 8, ... plies
+ * back within the plies since the last capture. Returns true with *v set when the
+ * node's value is final (*bound is then RULES_BOUND_NONE); otherwise *v is untouched and
+ * *bound says whether a repetition bounds the window. Mate and stalemate are left to the
+ * search, which finds no legal moves.
  */
 bool rules_judge_search(Position *pos, int ply, Verdict *v, RulesBound *bound);
 

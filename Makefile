@@ -53,7 +53,8 @@ BASE_CPPFLAGS := -I. -Iengine -I$(GENDIR) $(CPPFLAGS)
 BASE_CFLAGS := -std=gnu11 -pthread $(ARCH_CFLAGS) $(WARNINGS) $(MODE_CFLAGS) $(CFLAGS)
 COMPILE = $(CC) $(BASE_CPPFLAGS) -DCHUHE_VERSION=\"$(VERSION)\" $(ASSERT_FLAGS) $(PKG_CFLAGS) \
           $(BASE_CFLAGS) -MMD -MP -c $< -o $@
-LINK = $(CC) $(BASE_CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(PKG_LIBS) $(LDLIBS) -lm
+LINK = $(CC) $(BASE_CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LOCAL_LIBS) $(LIB) $(PKG_LIBS) \
+       $(LDLIBS) -lm
 
 pkg_cflags = $(if $(1),$(shell $(PKG_CONFIG) --cflags $(1)))
 pkg_libs = $(if $(1),$(shell $(PKG_CONFIG) --libs $(1)))
@@ -81,23 +82,37 @@ PROGRAM_BINS += $$(BINDIR)/$(1)
 endef
 $(foreach p,$(PROGRAMS),$(eval $(call PROGRAM_template,$(p))))
 
-# Tests: tests/test_NAME.c + tests/support/*.c + the library -> $(BINDIR)/tests/test_NAME.
+# The coordinator's modules (all but its main program) as a library that tests link.
+COORD_SRCS := $(filter-out coordinator/main.c,$(wildcard coordinator/*.c))
+COORD_OBJS := $(COORD_SRCS:%.c=$(BUILDDIR)/%.o)
+COORD_LIB := $(BUILDDIR)/libcoordinator.a
+COORD_PKGS := hdf5-serial libzmq
+
+$(COORD_OBJS): private PKG_CFLAGS = $(call pkg_cflags,$(COORD_PKGS))
+$(COORD_LIB): $(COORD_OBJS)
+	@mkdir -p $(@D)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# Tests: tests/test_NAME.c + tests/support/*.c + the coordinator modules + the library
+# -> $(BINDIR)/tests/test_NAME.
 # Test code always keeps its asserts, whatever the mode.
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILDDIR)/%.o)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BINDIR)/tests/%)
 SUPPORT_SRCS := $(wildcard tests/support/*.c)
 SUPPORT_OBJS := $(SUPPORT_SRCS:%.c=$(BUILDDIR)/%.o)
-TEST_PKGS := cmocka
+TEST_PKGS := cmocka $(COORD_PKGS)
 
 $(TEST_OBJS) $(SUPPORT_OBJS): private ASSERT_FLAGS :=
 $(TEST_OBJS) $(SUPPORT_OBJS): private PKG_CFLAGS = $(call pkg_cflags,$(TEST_PKGS))
 $(TEST_BINS): private PKG_LIBS = $(call pkg_libs,$(TEST_PKGS))
-$(TEST_BINS): $(BINDIR)/tests/%: $(BUILDDIR)/tests/%.o $(SUPPORT_OBJS) $(LIB)
+$(TEST_BINS): private LOCAL_LIBS = $(COORD_LIB)
+$(TEST_BINS): $(BINDIR)/tests/%: $(BUILDDIR)/tests/%.o $(SUPPORT_OBJS) $(COORD_LIB) $(LIB)
 	@mkdir -p $(@D)
 	$(LINK)
 
-ALL_OBJS := $(ENGINE_OBJS) $(PROGRAM_OBJS) $(TEST_OBJS) $(SUPPORT_OBJS)
+ALL_OBJS := $(ENGINE_OBJS) $(COORD_OBJS) $(PROGRAM_OBJS) $(TEST_OBJS) $(SUPPORT_OBJS)
 
 # Every object is rebuilt when the flags change.  Only the files that mention
 # CHUHE_VERSION are rebuilt when the version changes.
@@ -156,8 +171,9 @@ check-debug:
 	@$(MAKE) --no-print-directory MODE=debug check
 
 bench: all
-	@if [ -x scripts/bench-perft ]; then scripts/bench-perft $(BINDIR); \
-	else echo "make bench: scripts/bench-perft is missing" >&2; exit 1; fi
+	scripts/bench-perft $(BINDIR)
+	$(BINDIR)/chuhe-engine bench
+	scripts/bench-search $(BINDIR)
 
 run: all
 	@if [ -x scripts/chuhe-demo ]; then scripts/chuhe-demo $(ARGS); \
@@ -181,7 +197,7 @@ help:
 	@echo '  check         build and run every test in tests/ (alias: test)'
 	@echo '  check-san     check with AddressSanitizer and UBSan (MODE=san, binaries in bin/san/)'
 	@echo '  check-debug   check with -O1 and CHUHE_DEBUG (MODE=debug, binaries in bin/debug/)'
-	@echo '  bench         run scripts/bench-perft on the built engine'
+	@echo '  bench         perft and search speed, side by side with Fairy-Stockfish'
 	@echo '  run           run scripts/chuhe-demo (extra arguments: ARGS=...)'
 	@echo '  format        clang-format -i every .c and .h file'
 	@echo '  format-check  fail if any .c or .h file is not clang-formatted'

@@ -29,6 +29,7 @@ void search_clear(Search *s)
 {
     memset(s->history, 0, sizeof s->history);
     memset(s->counter, 0, sizeof s->counter);
+    memset(s->cont_history, 0, sizeof s->cont_history);
     memset(s->stack, 0, sizeof s->stack);
 }
 
@@ -82,6 +83,17 @@ static inline int mvv_lva(const Position *pos, Move m)
            SEE_VALUE[piece_type(pos_piece_on(pos, move_from(m)))] / 100;
 }
 
+/* Butterfly history plus the continuation histories of the last two plies. */
+static inline int quiet_score(const Search *s, const Position *pos, Move m, int ply)
+{
+    Piece pc = pos_piece_on(pos, move_from(m));
+    int sc = s->history[pos->side][move_from(m)][move_to(m)];
+    for (int k = 1; k <= 2 && ply - k >= 0; k++)
+        if (s->stack[ply - k].cont)
+            sc += (*s->stack[ply - k].cont)[pc][move_to(m)];
+    return sc;
+}
+
 static void picker_score(const Search *s, const Position *pos, Picker *pk, Move tt_move, int ply,
                          bool captures_only)
 {
@@ -105,7 +117,7 @@ static void picker_score(const Search *s, const Position *pos, Picker *pk, Move 
         else if (m == counter)
             sc = SCORE_COUNTER;
         else
-            sc = s->history[pos->side][move_from(m)][move_to(m)];
+            sc = quiet_score(s, pos, m, ply);
         pk->scores[i] = sc;
     }
     pk->next = 0;
@@ -151,6 +163,15 @@ static void update_quiet_stats(Search *s, int ply, Move best, const Move *quiets
     history_update(&s->history[pos->side][move_from(best)][move_to(best)], bonus);
     for (int i = 0; i < nq; i++)
         history_update(&s->history[pos->side][move_from(quiets[i])][move_to(quiets[i])], -bonus);
+    for (int k = 1; k <= 2 && ply - k >= 0; k++) {
+        PieceToHistory *ch = s->stack[ply - k].cont;
+        if (!ch)
+            continue;
+        history_update(&(*ch)[pos_piece_on(pos, move_from(best))][move_to(best)], bonus);
+        for (int i = 0; i < nq; i++)
+            history_update(&(*ch)[pos_piece_on(pos, move_from(quiets[i]))][move_to(quiets[i])],
+                           -bonus);
+    }
     Move prev = ply > 0 ? s->stack[ply - 1].current : MOVE_NONE;
     if (prev != MOVE_NONE && prev != MOVE_NULL)
         s->counter[pos_piece_on(pos, move_to(prev))][move_to(prev)] = best;
@@ -247,6 +268,7 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply)
             if (!see_ge(pos, m, 0))
                 continue;
         }
+        s->stack[ply].cont = &s->cont_history[pos_piece_on(pos, move_from(m))][move_to(m)];
         pos_do_move(pos, m);
         s->stack[ply].current = m;
         Value v = -qsearch(s, -beta, -alpha, ply + 1);
@@ -356,6 +378,7 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
             int r = 3 + depth / 4 + (eval - beta > 600 ? 3 : (eval - beta) / 200);
             pos_do_null(pos);
             ss->current = MOVE_NULL;
+            ss->cont = NULL;
             Value v = -search(s, -beta, -beta + 1, depth - r, ply + 1, !cut_node);
             pos_undo_null(pos);
             if (s->aborted)
@@ -384,7 +407,7 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     while ((m = picker_next(&pk)) != MOVE_NONE) {
         move_count++;
         bool capture = pos_is_capture(pos, m);
-        int hist = capture ? 0 : s->history[pos->side][move_from(m)][move_to(m)];
+        int hist = capture ? 0 : quiet_score(s, pos, m, ply);
 
         /* shallow pruning, once a move has kept us from being mated */
         if (!root && best > VALUE_MATED_IN_MAX_PLY && !in_check) {
@@ -402,12 +425,15 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
             }
         }
 
+        /* check extension for checks that do not hang the checking piece, bounded so
+         * perpetual-check lines cannot run away */
+        bool extend = ply < 2 * s->root_depth && pos_gives_check(pos, m) && see_ge(pos, m, 0);
+        ss->cont = &s->cont_history[pos_piece_on(pos, move_from(m))][move_to(m)];
         pos_do_move(pos, m);
         tt_prefetch(s->tt, pos_key(pos));
         ss->current = m;
         bool gives_check = pos_in_check(pos);
-        /* check extension, bounded so perpetual-check lines cannot run away */
-        int new_depth = depth - 1 + (gives_check && ply < 2 * s->root_depth);
+        int new_depth = depth - 1 + extend;
 
         Value v;
         int searched = move_count - 1;
@@ -417,7 +443,7 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
             r += cut_node;
             r -= gives_check;
             r += !improving;
-            r -= hist / 6000;
+            r -= hist / 10000;
             if (r < 0)
                 r = 0;
             if (r > new_depth - 1)

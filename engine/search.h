@@ -41,12 +41,17 @@ typedef struct {
     int64_t time_ms;
 } SearchResult;
 
+/* Quiet-move history indexed by the piece moved and its destination. */
+typedef int16_t PieceToHistory[PIECE_NB][SQUARE_NB];
+
 typedef struct {
     Move pv[MAX_PLY + 1];
     int pv_len;
     Move killers[2];
     Move current;
     Value static_eval;
+    /* continuation history of the move made at this ply (NULL for none or a null move) */
+    PieceToHistory *cont;
 } SearchStack;
 
 typedef struct Search {
@@ -64,6 +69,7 @@ typedef struct Search {
     bool aborted;
     int16_t history[COLOR_NB][SQUARE_NB][SQUARE_NB];
     Move counter[PIECE_NB][SQUARE_NB];
+    PieceToHistory cont_history[PIECE_NB][SQUARE_NB];
     SearchStack stack[MAX_PLY + 4];
 } Search;
 

@@ -19,6 +19,9 @@ static const char *const REASON_NAMES[REASON_NB] = {
     [REASON_MOVE_LIMIT] = "move-limit",
     [REASON_ILLEGAL_MOVE] = "illegal-move",
     [REASON_TIME_FORFEIT] = "time-forfeit",
+    [REASON_ADJUDICATION_RESIGN] = "adjudication-resign",
+    [REASON_ADJUDICATION_DRAW] = "adjudication-draw",
+    [REASON_ENGINE_CRASH] = "engine-crash",
 };
 
 static const char *const RESULT_NAMES[RESULT_NB] = {

@@ -33,6 +33,9 @@ typedef enum {
     REASON_MOVE_LIMIT,      /* "move-limit": the runner's game-length cap */
     REASON_ILLEGAL_MOVE,    /* "illegal-move" */
     REASON_TIME_FORFEIT,    /* "time-forfeit" */
+    REASON_ADJUDICATION_RESIGN, /* "adjudication-resign": both engines' scores agreed */
+    REASON_ADJUDICATION_DRAW,   /* "adjudication-draw": both scores stayed near zero */
+    REASON_ENGINE_CRASH,    /* "engine-crash": an external engine died or hung */
     REASON_NB
 } Reason;
 

@@ -763,6 +763,9 @@ static void test_reason_names(void **state)
         {REASON_MOVE_LIMIT, "move-limit"},
         {REASON_ILLEGAL_MOVE, "illegal-move"},
         {REASON_TIME_FORFEIT, "time-forfeit"},
+        {REASON_ADJUDICATION_RESIGN, "adjudication-resign"},
+        {REASON_ADJUDICATION_DRAW, "adjudication-draw"},
+        {REASON_ENGINE_CRASH, "engine-crash"},
     };
     assert_int_equal(sizeof NAMES / sizeof NAMES[0], REASON_NB);
     for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++) {

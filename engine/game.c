@@ -1,0 +1,209 @@
+#include "game.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "movegen.h"
+#include "notation.h"
+#include "rules.h"
+
+/* Working state of one game; on the heap, being too large for a thread's stack. */
+typedef struct {
+    Position pos;
+    char text[RECORD_MAX_PLIES][5];
+    const char *moves[RECORD_MAX_PLIES];
+    /* consecutive searched moves of each side that meet each adjudication test */
+    int losing[COLOR_NB];
+    int winning[COLOR_NB];
+    int level[COLOR_NB];
+} GameState;
+
+static GameStatus game_fail(GameError *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static GameStatus game_fail(GameError *err, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return GAME_ERROR;
+}
+
+void game_settings_default(GameSettings *s)
+{
+    memset(s, 0, sizeof *s);
+    s->max_plies = RECORD_MAX_PLIES;
+}
+
+/* Mate scores stay exact: VALUE_MATE fits an int16; only out-of-range values (an
+ * aborted first iteration) are cut. */
+static int16_t clamp_score(Value v)
+{
+    return (int16_t)(v > VALUE_MATE ? VALUE_MATE : v < -VALUE_MATE ? -VALUE_MATE : v);
+}
+
+/* Plays ply->move on the game position and appends it to the record and the move list. */
+static bool play_move(GameState *g, GameRecord *r, RecordPly *ply)
+{
+    ply->flags |= record_move_flags(&g->pos, ply->move);
+    if (!record_push(r, ply))
+        return false;
+    int i = r->nplies - 1;
+    move_to_text(ply->move, g->text[i]);
+    g->moves[i] = g->text[i];
+    /* History before the last capture can never repeat, so trimming loses nothing. */
+    if (pos_history_full(&g->pos))
+        pos_trim_history(&g->pos);
+    pos_do_move(&g->pos, ply->move);
+    return true;
+}
+
+/* The mover's engine searches the game position; the caller checks the move. */
+static GameStatus search_move(GameState *g, GamePlayer *p, const GameRecord *r, RecordPly *ply,
+                              GameError *err)
+{
+    PosError perr;
+    if (!engine_set_position(p->engine, r->start_fen, g->moves, r->nplies, &perr))
+        return game_fail(err, "engine refused the game position: %s", perr.msg);
+    SearchResult res = engine_search(p->engine, &p->limits, NULL);
+    memset(ply, 0, sizeof *ply);
+    ply->move = res.best;
+    ply->best = res.best;
+    ply->score = clamp_score(res.score);
+    ply->depth = (uint8_t)(res.depth < 0 ? 0 : res.depth > 255 ? 255 : res.depth);
+    ply->nodes = (uint32_t)(res.nodes > UINT32_MAX ? UINT32_MAX : res.nodes);
+    return GAME_OK;
+}
+
+/* Updates the adjudication counters with the mover's score; returns the outcome the
+ * settings adjudicate, or OUTCOME_NONE. */
+static Outcome adjudicate(GameState *g, const GameSettings *s, Color mover, int ply_index,
+                          int score, Reason *reason)
+{
+    Color them = color_flip(mover);
+    if (s->resign_moves > 0) {
+        g->losing[mover] = score <= -s->resign_score ? g->losing[mover] + 1 : 0;
+        g->winning[mover] = score >= s->resign_score ? g->winning[mover] + 1 : 0;
+        for (Color c = RED; c < COLOR_NB; c++)
+            if (g->losing[c] >= s->resign_moves && g->winning[color_flip(c)] >= s->resign_moves) {
+                *reason = REASON_ADJUDICATION_RESIGN;
+                return c == RED ? OUTCOME_BLACK_WIN : OUTCOME_RED_WIN;
+            }
+    }
+    if (s->draw_moves > 0) {
+        bool counts = ply_index >= s->draw_after;
+        bool in_bound = score <= s->draw_score && score >= -s->draw_score;
+        g->level[mover] = counts && in_bound ? g->level[mover] + 1 : 0;
+        if (g->level[mover] >= s->draw_moves && g->level[them] >= s->draw_moves) {
+            *reason = REASON_ADJUDICATION_DRAW;
+            return OUTCOME_DRAW;
+        }
+    }
+    return OUTCOME_NONE;
+}
+
+static void finish(GameRecord *r, Outcome o, Reason reason)
+{
+    r->outcome = o;
+    r->reason = reason;
+}
+
+static GameStatus play_on(GameState *g, GamePlayer *red, GamePlayer *black, const Opening *op,
+                          const GameSettings *s, uint64_t game_id, GameRecord *r, GameError *err)
+{
+    int max_plies =
+        s->max_plies > 0 && s->max_plies < RECORD_MAX_PLIES ? s->max_plies : RECORD_MAX_PLIES;
+    Opening start = *op;
+    PosError perr;
+    if (!opening_check(&start, &perr))
+        return game_fail(err, "opening: %s", perr.msg);
+    if (start.nmoves > max_plies)
+        return game_fail(err, "opening has %d moves, more than the %d-ply limit", start.nmoves,
+                         max_plies);
+    record_init(r, game_id, start.fen);
+    if (!pos_set_fen(&g->pos, start.fen, &perr))
+        return game_fail(err, "opening: %s", perr.msg);
+    memset(g->losing, 0, sizeof g->losing);
+    memset(g->winning, 0, sizeof g->winning);
+    memset(g->level, 0, sizeof g->level);
+    engine_new_game(red->engine);
+    if (black->engine != red->engine)
+        engine_new_game(black->engine);
+
+    /* An adjudication is decided after a move and applied at the top of the loop, once
+     * the rules have had their say on the position it led to. */
+    Outcome adjudged = OUTCOME_NONE;
+    Reason adjudged_reason = REASON_NONE;
+    for (;;) {
+        Verdict v = rules_judge_game(&g->pos);
+        if (v.result != RESULT_NONE) {
+            finish(r, record_outcome_from(g->pos.side, v.result), v.reason);
+            return GAME_OK;
+        }
+        if (adjudged != OUTCOME_NONE) {
+            finish(r, adjudged, adjudged_reason);
+            return GAME_OK;
+        }
+        if (r->nplies >= max_plies) {
+            finish(r, OUTCOME_DRAW, REASON_MOVE_LIMIT);
+            return GAME_OK;
+        }
+        Color mover = g->pos.side;
+        int index = r->nplies;
+        RecordPly ply;
+        if (index < start.nmoves) {
+            memset(&ply, 0, sizeof ply);
+            ply.move = start.moves[index];
+            ply.best = MOVE_NONE;
+            ply.flags = RECORD_FLAG_OPENING;
+        } else {
+            GameStatus st = search_move(g, mover == RED ? red : black, r, &ply, err);
+            if (st != GAME_OK)
+                return st;
+            if (ply.move == MOVE_NONE || !move_is_legal(&g->pos, ply.move)) {
+                finish(r, mover == RED ? OUTCOME_BLACK_WIN : OUTCOME_RED_WIN, REASON_ILLEGAL_MOVE);
+                return GAME_OK;
+            }
+        }
+        if (!play_move(g, r, &ply))
+            return game_fail(err, "record full after %d plies", r->nplies);
+        if (!(ply.flags & RECORD_FLAG_OPENING))
+            adjudged = adjudicate(g, s, mover, index, ply.score, &adjudged_reason);
+        if (s->on_ply && !s->on_ply(s->ctx, r))
+            return GAME_STOPPED;
+    }
+}
+
+GameStatus game_play(GamePlayer *red, GamePlayer *black, const Opening *op,
+                     const GameSettings *settings, uint64_t game_id, GameRecord *out,
+                     GameError *err)
+{
+    GameSettings defaults;
+    if (!settings) {
+        game_settings_default(&defaults);
+        settings = &defaults;
+    }
+    if (!red || !black || !red->engine || !black->engine || !op)
+        return game_fail(err, "game_play needs two players with engines and an opening");
+    GameState *g = malloc(sizeof *g);
+    if (!g)
+        return game_fail(err, "out of memory");
+    GameStatus st = play_on(g, red, black, op, settings, game_id, out, err);
+    free(g);
+    return st;
+}
+
+GameStatus game_play_pair(GamePlayer *first, GamePlayer *second, const Opening *op,
+                          const GameSettings *settings, uint64_t first_id, GameRecord out[2],
+                          GameError *err)
+{
+    GameStatus st = game_play(first, second, op, settings, first_id, &out[0], err);
+    if (st != GAME_OK)
+        return st;
+    return game_play(second, first, op, settings, first_id + 1, &out[1], err);
+}

@@ -1,0 +1,260 @@
+#include "record.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "movegen.h"
+#include "notation.h"
+
+/* FEN letters by Piece code; 0 and 8 are no piece. */
+static const char FEN_LETTERS[PIECE_NB] = " KABNRCP?kabnrcp";
+
+enum { PACKED_SIDE = 45, PACKED_RULE60 = 46, PACKED_RESERVED = 47 };
+
+static bool fail(PosError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static bool fail(PosError *err, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+void record_pack(const Position *pos, PackedPos *out)
+{
+    memset(out, 0, sizeof *out);
+    for (Square s = 0; s < SQUARE_NB; s++)
+        out->b[s / 2] |= (uint8_t)(pos_piece_on(pos, s) << (s & 1 ? 4 : 0));
+    out->b[PACKED_SIDE] = (uint8_t)pos->side;
+    out->b[PACKED_RULE60] = pos_state(pos)->rule60;
+}
+
+/* Unpacking goes through a FEN so that a packed position passes exactly the checks a
+ * FEN does (palaces, piece counts, general safety), with one implementation of them. */
+bool record_unpack(const PackedPos *in, Position *pos, PosError *err)
+{
+    if (in->b[PACKED_SIDE] > 1)
+        return fail(err, "packed position: side to move byte is %d, not 0 or 1",
+                    in->b[PACKED_SIDE]);
+    if (in->b[PACKED_RESERVED] != 0)
+        return fail(err, "packed position: reserved byte is %d, not 0", in->b[PACKED_RESERVED]);
+    char fen[RECORD_FEN_MAX];
+    int n = 0;
+    for (int rank = RANK_NB - 1; rank >= 0; rank--) {
+        int empty = 0;
+        for (int file = 0; file < FILE_NB; file++) {
+            Square s = sq_make(file, rank);
+            int code = (in->b[s / 2] >> (s & 1 ? 4 : 0)) & 15;
+            if (code == 0) {
+                empty++;
+                continue;
+            }
+            if (code == 8) {
+                char name[3];
+                square_to_text(s, name);
+                return fail(err, "packed position: point %s holds code 8, which is no piece", name);
+            }
+            if (empty)
+                fen[n++] = (char)('0' + empty);
+            empty = 0;
+            fen[n++] = FEN_LETTERS[code];
+        }
+        if (empty)
+            fen[n++] = (char)('0' + empty);
+        if (rank)
+            fen[n++] = '/';
+    }
+    snprintf(fen + n, sizeof fen - (size_t)n, " %c - - %d 1", in->b[PACKED_SIDE] ? 'b' : 'w',
+             in->b[PACKED_RULE60]);
+    PosError fen_err;
+    if (!pos_set_fen(pos, fen, &fen_err))
+        return fail(err, "packed position: %s", fen_err.msg);
+    return true;
+}
+
+void record_init(GameRecord *r, uint64_t game_id, const char *start_fen)
+{
+    r->game_id = game_id;
+    snprintf(r->start_fen, sizeof r->start_fen, "%s", start_fen ? start_fen : START_FEN);
+    r->nplies = 0;
+    r->outcome = OUTCOME_NONE;
+    r->reason = REASON_NONE;
+}
+
+bool record_push(GameRecord *r, const RecordPly *ply)
+{
+    if (r->nplies < 0 || r->nplies >= RECORD_MAX_PLIES)
+        return false;
+    r->plies[r->nplies++] = *ply;
+    return true;
+}
+
+uint8_t record_move_flags(const Position *pos, Move m)
+{
+    uint8_t flags = 0;
+    if (pos_in_check(pos))
+        flags |= RECORD_FLAG_IN_CHECK;
+    if (pos_is_capture(pos, m))
+        flags |= RECORD_FLAG_CAPTURE;
+    if (pos_gives_check(pos, m))
+        flags |= RECORD_FLAG_GIVES_CHECK;
+    return flags;
+}
+
+Outcome record_outcome_from(Color side_to_move, Result result)
+{
+    switch (result) {
+    case RESULT_WIN:
+        return side_to_move == RED ? OUTCOME_RED_WIN : OUTCOME_BLACK_WIN;
+    case RESULT_LOSS:
+        return side_to_move == RED ? OUTCOME_BLACK_WIN : OUTCOME_RED_WIN;
+    case RESULT_DRAW:
+        return OUTCOME_DRAW;
+    default:
+        return OUTCOME_NONE;
+    }
+}
+
+Result record_result_for(Outcome o, Color c)
+{
+    switch (o) {
+    case OUTCOME_RED_WIN:
+        return c == RED ? RESULT_WIN : RESULT_LOSS;
+    case OUTCOME_BLACK_WIN:
+        return c == BLACK ? RESULT_WIN : RESULT_LOSS;
+    case OUTCOME_DRAW:
+        return RESULT_DRAW;
+    default:
+        return RESULT_NONE;
+    }
+}
+
+const char *record_outcome_pgn(Outcome o)
+{
+    switch (o) {
+    case OUTCOME_RED_WIN:
+        return "1-0";
+    case OUTCOME_DRAW:
+        return "1/2-1/2";
+    case OUTCOME_BLACK_WIN:
+        return "0-1";
+    default:
+        return "*";
+    }
+}
+
+static const char *outcome_name(Outcome o)
+{
+    switch (o) {
+    case OUTCOME_RED_WIN:
+        return "red wins";
+    case OUTCOME_DRAW:
+        return "draw";
+    case OUTCOME_BLACK_WIN:
+        return "black wins";
+    default:
+        return "no result";
+    }
+}
+
+/* Whether the runner may end a game that the rules let go on with this reason and
+ * outcome; side_to_move was to play when the game stopped. */
+static bool runner_result_ok(Reason reason, Outcome o, Color side_to_move)
+{
+    Outcome loss = side_to_move == RED ? OUTCOME_BLACK_WIN : OUTCOME_RED_WIN;
+    bool decisive = o == OUTCOME_RED_WIN || o == OUTCOME_BLACK_WIN;
+    if (reason == REASON_MOVE_LIMIT && o == OUTCOME_DRAW)
+        return true;
+    if (reason == REASON_ADJUDICATION_DRAW && o == OUTCOME_DRAW)
+        return true;
+    if (reason == REASON_ADJUDICATION_RESIGN && decisive)
+        return true;
+    if ((reason == REASON_ILLEGAL_MOVE || reason == REASON_ENGINE_CRASH) && o == loss)
+        return true;
+    if (reason == REASON_TIME_FORFEIT && (o == loss || o == OUTCOME_DRAW))
+        return true;
+    return false;
+}
+
+static bool validate_on(const GameRecord *r, Position *pos, PosError *err)
+{
+    if (r->nplies < 0 || r->nplies > RECORD_MAX_PLIES)
+        return fail(err, "record has %d plies (at most %d)", r->nplies, RECORD_MAX_PLIES);
+    if (!memchr(r->start_fen, '\0', sizeof r->start_fen))
+        return fail(err, "start FEN is not terminated within %d bytes", RECORD_FEN_MAX);
+    if ((unsigned)r->outcome > OUTCOME_BLACK_WIN)
+        return fail(err, "outcome %d is out of range", (int)r->outcome);
+    if ((unsigned)r->reason >= REASON_NB)
+        return fail(err, "reason %d is out of range", (int)r->reason);
+    PosError fen_err;
+    if (!pos_set_fen(pos, r->start_fen, &fen_err))
+        return fail(err, "start FEN: %s", fen_err.msg);
+
+    for (int i = 0; i < r->nplies; i++) {
+        const RecordPly *p = &r->plies[i];
+        char text[5];
+        move_to_text(p->move, text);
+        /* Repetitions reach back at most to the last capture, which trimming keeps. */
+        if (pos_history_full(pos))
+            pos_trim_history(pos);
+        if (pos_history_full(pos))
+            return fail(err, "ply %d: more than %d plies without a capture", i + 1,
+                        POS_HISTORY_MAX - 1);
+        Verdict v = rules_judge_game(pos);
+        if (v.result != RESULT_NONE)
+            return fail(err, "ply %d (%s): the game was already over (%s, %s)", i + 1, text,
+                        outcome_name(record_outcome_from(pos->side, v.result)),
+                        rules_reason_name(v.reason));
+        if (!move_is_legal(pos, p->move))
+            return fail(err, "ply %d: move %s is illegal", i + 1, text);
+        if (p->best != MOVE_NONE && !move_is_legal(pos, p->best)) {
+            char best[5];
+            move_to_text(p->best, best);
+            return fail(err, "ply %d (%s): best move %s is illegal", i + 1, text, best);
+        }
+        uint8_t expect = record_move_flags(pos, p->move);
+        if (p->flags & ~RECORD_FLAGS_ALL)
+            return fail(err, "ply %d (%s): unknown flag bits 0x%02x", i + 1, text,
+                        p->flags & ~RECORD_FLAGS_ALL);
+        if ((p->flags & ~RECORD_FLAG_OPENING) != expect)
+            return fail(err, "ply %d (%s): flags 0x%02x, but the move has 0x%02x", i + 1, text,
+                        p->flags & ~RECORD_FLAG_OPENING, expect);
+        pos_do_move(pos, p->move);
+    }
+
+    if (pos_history_full(pos))
+        pos_trim_history(pos);
+    Verdict v = rules_judge_game(pos);
+    if (v.result != RESULT_NONE) {
+        Outcome o = record_outcome_from(pos->side, v.result);
+        if (r->outcome != o || r->reason != v.reason)
+            return fail(err, "after ply %d the rules say %s (%s), the record claims %s (%s)",
+                        r->nplies, outcome_name(o), rules_reason_name(v.reason),
+                        outcome_name(r->outcome), rules_reason_name(r->reason));
+        return true;
+    }
+    if (r->reason == REASON_NONE || r->outcome == OUTCOME_NONE)
+        return fail(err, "after ply %d the game is unfinished (%s, %s)", r->nplies,
+                    outcome_name(r->outcome), rules_reason_name(r->reason));
+    if (!runner_result_ok(r->reason, r->outcome, pos->side))
+        return fail(err, "after ply %d the rules give no verdict; %s (%s) cannot end the game",
+                    r->nplies, outcome_name(r->outcome), rules_reason_name(r->reason));
+    return true;
+}
+
+bool record_validate(const GameRecord *r, PosError *err)
+{
+    /* A Position carries its whole history: too large for the stack of a worker thread. */
+    Position *pos = malloc(sizeof *pos);
+    if (!pos)
+        return fail(err, "out of memory");
+    bool ok = validate_on(r, pos, err);
+    free(pos);
+    return ok;
+}

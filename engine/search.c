@@ -210,7 +210,9 @@ static bool rule_cutoff(Search *s, int ply, Value *alpha, Value *beta, Value *v)
 
 /* ---- quiescence ----------------------------------------------------------------- */
 
-static Value qsearch(Search *s, Value alpha, Value beta, int ply)
+/* qdepth counts the plies since the main search ended: its first ply also tries quiet
+ * checks, so that mates and forks by check are not cut off at the horizon. */
+static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
 {
     Position *pos = &s->pos;
     bool pv_node = beta - alpha > 1;
@@ -256,11 +258,23 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply)
     if (in_check && pk.list.count == 0)
         return value_mated_in(ply);
     picker_score(s, pos, &pk, tte.move, ply, true);
+    int ncaptures = pk.list.count;
+    if (!in_check && qdepth == 0) {
+        MoveList quiets;
+        gen_quiets(pos, &quiets);
+        for (int i = 0; i < quiets.count; i++) {
+            Move q = quiets.moves[i];
+            if (pos_gives_check(pos, q) && see_ge(pos, q, 0)) {
+                pk.scores[pk.list.count] = -1;
+                pk.list.moves[pk.list.count++] = q;
+            }
+        }
+    }
 
     Move best_move = MOVE_NONE;
     Move m;
     while ((m = picker_next(&pk)) != MOVE_NONE) {
-        if (!in_check) {
+        if (!in_check && pk.next <= ncaptures) {
             /* a capture that cannot lift the score to alpha, or loses material, waits */
             Value gain = SEE_VALUE[piece_type(pos_piece_on(pos, move_to(m)))];
             if (stand_pat + gain + 150 <= alpha)
@@ -271,7 +285,7 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply)
         s->stack[ply].cont = &s->cont_history[pos_piece_on(pos, move_from(m))][move_to(m)];
         pos_do_move(pos, m);
         s->stack[ply].current = m;
-        Value v = -qsearch(s, -beta, -alpha, ply + 1);
+        Value v = -qsearch(s, -beta, -alpha, ply + 1, qdepth + 1);
         pos_undo_move(pos);
         if (s->aborted)
             return VALUE_ZERO;
@@ -314,12 +328,13 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
 {
     bool pv_node = beta - alpha > 1;
     bool root = ply == 0;
+    /* before the horizon test: the parent copies this PV, and qsearch keeps none */
+    s->stack[ply].pv_len = 0;
     if (depth <= 0)
-        return qsearch(s, alpha, beta, ply);
+        return qsearch(s, alpha, beta, ply, 0);
 
     Position *pos = &s->pos;
     SearchStack *ss = &s->stack[ply];
-    ss->pv_len = 0;
     s->nodes++;
     if (ply > s->seldepth)
         s->seldepth = ply;
@@ -366,9 +381,11 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
                      ss->static_eval > s->stack[ply - 2].static_eval;
 
     if (!pv_node && !in_check) {
-        /* reverse futility: far above beta at low depth */
+        /* reverse futility: far above beta at low depth; never against a beta that says
+         * we are mated, which a static evaluation cannot refute (it would also hide a
+         * position without a legal move, a loss here) */
         if (depth <= 7 && eval - (90 - 30 * improving) * depth >= beta &&
-            eval < VALUE_MATE_IN_MAX_PLY)
+            eval < VALUE_MATE_IN_MAX_PLY && beta > VALUE_MATED_IN_MAX_PLY)
             return eval;
 
         /* null move: if passing still beats beta, a real move will too */
@@ -567,9 +584,6 @@ SearchResult search_run(Search *s, const Position *root, const SearchLimits *lim
         res.ponder = best_pv_len > 1 ? best_pv[1] : MOVE_NONE;
         report(s, cb, depth, v, BOUND_EXACT);
         if (s->aborted)
-            break;
-        /* a found mate will not get shorter by searching deeper than its length */
-        if (!limits->infinite && v >= VALUE_MATE_IN_MAX_PLY && VALUE_MATE - v <= depth)
             break;
         if (s->plan.optimum && time_now_ms() - s->start_ms > s->plan.optimum * 6 / 10)
             break;

@@ -132,20 +132,47 @@ static void make_simple(ProtoMsg *m, ProtoType t)
 static bool make_sample(ProtoMsg *m, int i)
 {
     switch (i) {
-    case 0: make_hello(m); return true;
-    case 1: make_simple(m, PROTO_WORK_REQUEST); return true;
-    case 2: make_work(m, 0); return true;
-    case 3: make_work(m, 6); return true;
-    case 4: make_work(m, PROTO_OPENING_MAX); return true;
-    case 5: make_game(m, 0); return true;
-    case 6: make_game(m, 9); return true;
-    case 7: make_game(m, RECORD_MAX_PLIES); return true;
-    case 8: make_simple(m, PROTO_ACK); return true;
-    case 9: make_simple(m, PROTO_HEARTBEAT); return true;
-    case 10: make_simple(m, PROTO_DONE); return true;
-    case 11: make_simple(m, PROTO_WAIT); return true;
-    case 12: make_simple(m, PROTO_ERROR); return true;
-    default: return false;
+    case 0:
+        make_hello(m);
+        return true;
+    case 1:
+        make_simple(m, PROTO_WORK_REQUEST);
+        return true;
+    case 2:
+        make_work(m, 0);
+        return true;
+    case 3:
+        make_work(m, 6);
+        return true;
+    case 4:
+        make_work(m, PROTO_OPENING_MAX);
+        return true;
+    case 5:
+        make_game(m, 0);
+        return true;
+    case 6:
+        make_game(m, 9);
+        return true;
+    case 7:
+        make_game(m, RECORD_MAX_PLIES);
+        return true;
+    case 8:
+        make_simple(m, PROTO_ACK);
+        return true;
+    case 9:
+        make_simple(m, PROTO_HEARTBEAT);
+        return true;
+    case 10:
+        make_simple(m, PROTO_DONE);
+        return true;
+    case 11:
+        make_simple(m, PROTO_WAIT);
+        return true;
+    case 12:
+        make_simple(m, PROTO_ERROR);
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -199,8 +226,7 @@ static void test_round_trip(void **state)
         size_t n = encode_ok(&g_msg, g_buf);
         ProtoError err = {{0}};
         if (!proto_decode(g_buf, n, &g_out, &err))
-            fail_msg("sample %d (%s) does not decode: %s", i, proto_type_name(g_msg.type),
-                     err.msg);
+            fail_msg("sample %d (%s) does not decode: %s", i, proto_type_name(g_msg.type), err.msg);
         if (memcmp(&g_msg, &g_out, sizeof g_msg) != 0)
             fail_msg("sample %d (%s) changed in a round trip", i, proto_type_name(g_msg.type));
         assert_int_equal(encode_ok(&g_out, g_buf2), n);
@@ -214,8 +240,8 @@ static void test_layout(void **state)
     /* The header and a small payload byte by byte: the documented little-endian layout. */
     make_simple(&g_msg, PROTO_WAIT);
     size_t n = encode_ok(&g_msg, g_buf);
-    static const uint8_t want[] = {'C', 'H', 'U', 'H', 1, 0, PROTO_WAIT, 0, 4, 0, 0, 0,
-                                   0xc4, 0x09, 0, 0};
+    static const uint8_t want[] = {'C', 'H', 'U', 'H', 1,    0,    PROTO_WAIT, 0,
+                                   4,   0,   0,   0,   0xc4, 0x09, 0,          0};
     assert_int_equal(n, sizeof want);
     assert_memory_equal(g_buf, want, sizeof want);
 
@@ -484,10 +510,10 @@ static void test_random(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),   cmocka_unit_test(test_layout),
+        cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_layout),
         cmocka_unit_test(test_encode_checks), cmocka_unit_test(test_decode_header),
         cmocka_unit_test(test_decode_fields), cmocka_unit_test(test_truncation),
-        cmocka_unit_test(test_corruption),   cmocka_unit_test(test_random),
+        cmocka_unit_test(test_corruption),    cmocka_unit_test(test_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

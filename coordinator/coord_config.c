@@ -1,0 +1,582 @@
+#include "coord_config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "opening.h"
+#include "record.h"
+
+typedef enum { OPT_U64, OPT_INT, OPT_DOUBLE, OPT_PATH, OPT_TEXT, OPT_FLAG } OptKind;
+
+enum {
+    OPT_RUN = 1,       /* a run setting, stored in run_config */
+    OPT_RESUMABLE = 2, /* may change when a run is resumed */
+    OPT_BOTH = 4,      /* --weights: sets both players' weights */
+};
+
+/*
+ * Every option, once: the parser, the usage text, the stored JSON and the resume check
+ * all read this table. A run setting's JSON key is its option name without dashes, with
+ * '_' for '-'.
+ */
+typedef struct {
+    const char *name;
+    OptKind kind;
+    size_t offset, size;
+    double min, max;
+    unsigned flags;
+    const char *arg;
+    const char *help;
+} Opt;
+
+#define FIELD(f) offsetof(CoordConfig, f), sizeof(((CoordConfig *)0)->f)
+
+static const Opt OPTS[] = {
+    {"--games", OPT_U64, FIELD(games), 1, 1e12, OPT_RUN | OPT_RESUMABLE, "N",
+     "games to store in the run file (rounded up to whole pairs; default 1000)"},
+    {"--nodes", OPT_U64, FIELD(nodes), 0, 4e9, OPT_RUN, "N",
+     "node limit per move (default 10000 when no limit is given)"},
+    {"--depth", OPT_INT, FIELD(depth), 0, MAX_PLY, OPT_RUN, "N", "depth limit per move"},
+    {"--movetime", OPT_INT, FIELD(movetime), 0, 3600000, OPT_RUN, "MS", "time limit per move"},
+    {"--hash", OPT_INT, FIELD(hash_mb), 1, ENGINE_HASH_MAX_MB, OPT_RUN, "MB",
+     "hash table per engine (default 16)"},
+    {"--openings", OPT_PATH, FIELD(openings), 0, 0, OPT_RUN, "FILE",
+     "openings, one FEN or EPD line each, pair p plays line p (cycling)"},
+    {"--random-plies", OPT_INT, FIELD(random_plies), 0, OPENING_MAX_MOVES, OPT_RUN, "N",
+     "random openings: N random plies from the start position (default 8)"},
+    {"--seed", OPT_U64, FIELD(seed), 0, 1.8e19, OPT_RUN, "S",
+     "random openings: seed (default: a random one, stored in the run file)"},
+    {"--opening-max-score", OPT_INT, FIELD(opening_max_score), 0, VALUE_MATE, OPT_RUN, "CP",
+     "random openings: keep only lines a short search scores within +-CP"},
+    {"--weights", OPT_PATH, FIELD(weights[0]), 0, 0, OPT_RUN | OPT_BOTH, "FILE",
+     "weights file of both players (default: built-in)"},
+    {"--weights-red", OPT_PATH, FIELD(weights[0]), 0, 0, OPT_RUN, "FILE",
+     "weights of player 0, Red in game 0 of every pair"},
+    {"--weights-black", OPT_PATH, FIELD(weights[1]), 0, 0, OPT_RUN, "FILE",
+     "weights of player 1, Black in game 0 of every pair"},
+    {"--max-plies", OPT_INT, FIELD(max_plies), 1, RECORD_MAX_PLIES, OPT_RUN, "N",
+     "a game reaching N plies is drawn (default 400)"},
+    {"--resign-moves", OPT_INT, FIELD(resign_moves), 0, RECORD_MAX_PLIES, OPT_RUN, "N",
+     "resign adjudication after N moves of each side beyond the score (0: off)"},
+    {"--resign-score", OPT_INT, FIELD(resign_score), 0, VALUE_MATE, OPT_RUN, "CP",
+     "resign adjudication score"},
+    {"--draw-after", OPT_INT, FIELD(draw_after), 0, RECORD_MAX_PLIES, OPT_RUN, "PLY",
+     "draw adjudication only from this game ply on"},
+    {"--draw-moves", OPT_INT, FIELD(draw_moves), 0, RECORD_MAX_PLIES, OPT_RUN, "N",
+     "draw adjudication after N moves of each side within the score (0: off)"},
+    {"--draw-score", OPT_INT, FIELD(draw_score), 0, VALUE_MATE, OPT_RUN, "CP",
+     "draw adjudication score"},
+    {"--bind", OPT_TEXT, FIELD(bind), 0, 0, 0, "ENDPOINT",
+     "ZeroMQ endpoint to bind (default tcp://*:5555; tcp://127.0.0.1:* picks a free port)"},
+    {"--out", OPT_PATH, FIELD(out), 0, 0, 0, "FILE",
+     "run file; an existing one is resumed with its stored settings (default run.h5)"},
+    {"--json", OPT_FLAG, FIELD(json), 0, 0, 0, NULL,
+     "JSON lines on stdout: listening, progress, summary"},
+    {"--heartbeat-timeout", OPT_DOUBLE, FIELD(heartbeat_timeout), 1, 86400, 0, "S",
+     "re-queue the pair of a worker silent for S seconds (default 30)"},
+    {"--drain-timeout", OPT_DOUBLE, FIELD(drain_timeout), 0, 86400, 0, "S",
+     "after the target, wait at most S seconds to tell workers DONE (default 30)"},
+    {"--progress-interval", OPT_DOUBLE, FIELD(progress_interval), 0.1, 86400, 0, "S",
+     "seconds between progress lines (default 1)"},
+};
+
+#undef FIELD
+
+enum { NOPTS = sizeof OPTS / sizeof OPTS[0] };
+_Static_assert(NOPTS <= 64, "CoordGiven is too small");
+
+static bool fail(CoordError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static bool fail(CoordError *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+void coord_config_defaults(CoordConfig *c)
+{
+    memset(c, 0, sizeof *c);
+    c->games = COORD_DEFAULT_GAMES;
+    c->hash_mb = ENGINE_HASH_DEFAULT_MB;
+    c->random_plies = COORD_DEFAULT_RANDOM_PLIES;
+    c->max_plies = COORD_DEFAULT_MAX_PLIES;
+    snprintf(c->bind, sizeof c->bind, "%s", COORD_DEFAULT_BIND);
+    snprintf(c->out, sizeof c->out, "run.h5");
+    c->heartbeat_timeout = 30;
+    c->drain_timeout = 30;
+    c->progress_interval = 1;
+}
+
+static void *field(CoordConfig *c, const Opt *o)
+{
+    return (char *)c + o->offset;
+}
+
+static const void *cfield(const CoordConfig *c, const Opt *o)
+{
+    return (const char *)c + o->offset;
+}
+
+/* The JSON key of a run setting: "--random-plies" -> "random_plies". */
+static void json_key(const Opt *o, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s", o->name + 2);
+    for (char *p = buf; *p; p++)
+        if (*p == '-')
+            *p = '_';
+}
+
+/* Sets an option from its text; the message names the option. */
+static bool set_value(CoordConfig *c, const Opt *o, const char *text, CoordError *err)
+{
+    char *end = NULL;
+    errno = 0;
+    switch (o->kind) {
+    case OPT_U64: {
+        if (text[0] == '-')
+            return fail(err, "%s: '%s' is not a number >= 0", o->name, text);
+        unsigned long long v = strtoull(text, &end, 10);
+        if (errno || end == text || *end || (double)v < o->min || (double)v > o->max)
+            return fail(err, "%s: '%s' is not a number in %.0f..%.0f", o->name, text, o->min,
+                        o->max);
+        *(uint64_t *)field(c, o) = v;
+        return true;
+    }
+    case OPT_INT: {
+        long v = strtol(text, &end, 10);
+        if (errno || end == text || *end || v < o->min || v > o->max)
+            return fail(err, "%s: '%s' is not a number in %.0f..%.0f", o->name, text, o->min,
+                        o->max);
+        *(int *)field(c, o) = (int)v;
+        return true;
+    }
+    case OPT_DOUBLE: {
+        double v = strtod(text, &end);
+        if (errno || end == text || *end || !(v >= o->min && v <= o->max))
+            return fail(err, "%s: '%s' is not a number in %g..%g", o->name, text, o->min, o->max);
+        *(double *)field(c, o) = v;
+        return true;
+    }
+    case OPT_PATH:
+    case OPT_TEXT:
+        if (strlen(text) >= o->size)
+            return fail(err, "%s: longer than %zu bytes", o->name, o->size - 1);
+        for (const char *p = text; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                return fail(err, "%s: control character in '%s'", o->name, text);
+        snprintf(field(c, o), o->size, "%s", text);
+        return true;
+    case OPT_FLAG:
+        *(bool *)field(c, o) = true;
+        return true;
+    }
+    return fail(err, "%s: unknown option kind", o->name);
+}
+
+static const Opt *opt_by_name(const char *name)
+{
+    for (int i = 0; i < NOPTS; i++)
+        if (!strcmp(OPTS[i].name, name))
+            return &OPTS[i];
+    return NULL;
+}
+
+bool coord_config_parse(CoordConfig *c, CoordGiven *given, int argc, char **argv, CoordError *err)
+{
+    memset(given, 0, sizeof *given);
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *eq = strchr(arg, '=');
+        size_t namelen = eq ? (size_t)(eq - arg) : strlen(arg);
+        int k = -1;
+        for (int j = 0; j < NOPTS; j++)
+            if (strlen(OPTS[j].name) == namelen && !strncmp(OPTS[j].name, arg, namelen))
+                k = j;
+        if (k < 0)
+            return fail(err, "unknown option '%s' (see --help)", arg);
+        const Opt *o = &OPTS[k];
+        const char *value;
+        if (o->kind == OPT_FLAG) {
+            if (eq)
+                return fail(err, "%s takes no value", o->name);
+            value = "";
+        } else if (eq) {
+            value = eq + 1;
+        } else if (i + 1 < argc) {
+            value = argv[++i];
+        } else {
+            return fail(err, "%s needs a value (%s)", o->name, o->arg);
+        }
+        if (o->flags & OPT_BOTH) {
+            /* --weights FILE is --weights-red FILE --weights-black FILE */
+            const Opt *both[2] = {opt_by_name("--weights-red"), opt_by_name("--weights-black")};
+            for (int s = 0; s < 2; s++) {
+                if (!set_value(c, both[s], value, err))
+                    return false;
+                given->given[both[s] - OPTS] = true;
+            }
+            continue;
+        }
+        if (!set_value(c, o, value, err))
+            return false;
+        given->given[k] = true;
+    }
+    return true;
+}
+
+static bool was_given(const CoordGiven *g, const char *name)
+{
+    const Opt *o = opt_by_name(name);
+    return o && g->given[o - OPTS];
+}
+
+/* Makes a path absolute, so that workers started elsewhere find the same file. */
+static bool absolute(char *path, size_t size, const char *what, CoordError *err)
+{
+    if (!path[0])
+        return true;
+    char *real = realpath(path, NULL);
+    if (!real)
+        return fail(err, "%s '%s': %s", what, path, strerror(errno));
+    bool fits = strlen(real) < size;
+    if (fits)
+        snprintf(path, size, "%s", real);
+    free(real);
+    return fits ? true : fail(err, "%s '%s': the absolute path is too long", what, path);
+}
+
+static uint64_t random_seed(void)
+{
+    uint64_t s = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, &s, sizeof s) != (ssize_t)sizeof s)
+            s = 0;
+        close(fd);
+    }
+    if (!s) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        s = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (uint64_t)ts.tv_sec ^
+            (uint64_t)getpid() << 32;
+    }
+    return s;
+}
+
+/* Range checks that involve several options. */
+static bool check(const CoordConfig *c, CoordError *err)
+{
+    if (!c->nodes && !c->depth && !c->movetime)
+        return fail(err, "no search limit: give --nodes, --depth or --movetime");
+    if (c->resign_moves && c->resign_score < 1)
+        return fail(err, "--resign-moves needs --resign-score of at least 1");
+    if (c->openings[0] && c->opening_max_score)
+        return fail(err, "--opening-max-score applies to random openings, not to --openings");
+    if (c->games > (uint64_t)1 << 40)
+        return fail(err, "--games: too many");
+    return true;
+}
+
+bool coord_config_finish_new(CoordConfig *c, const CoordGiven *given, CoordError *err)
+{
+    if (!c->nodes && !c->depth && !c->movetime)
+        c->nodes = COORD_DEFAULT_NODES;
+    if (!was_given(given, "--seed"))
+        c->seed = random_seed();
+    if (!absolute(c->openings, sizeof c->openings, "--openings", err) ||
+        !absolute(c->weights[0], sizeof c->weights[0], "--weights-red", err) ||
+        !absolute(c->weights[1], sizeof c->weights[1], "--weights-black", err))
+        return false;
+    return check(c, err);
+}
+
+/* ---- JSON ---- */
+
+static bool append(char *buf, size_t size, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static bool append(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+    if (*len >= size)
+        return false;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *len, size - *len, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= size - *len)
+        return false;
+    *len += (size_t)n;
+    return true;
+}
+
+bool coord_json_string(char *buf, size_t size, size_t *len, const char *s)
+{
+    if (!append(buf, size, len, "\""))
+        return false;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        bool ok;
+        if (*p == '"' || *p == '\\')
+            ok = append(buf, size, len, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f)
+            ok = append(buf, size, len, "\\u%04x", *p);
+        else
+            ok = append(buf, size, len, "%c", *p);
+        if (!ok)
+            return false;
+    }
+    return append(buf, size, len, "\"");
+}
+
+bool coord_config_to_json(const CoordConfig *c, char *buf, size_t size)
+{
+    size_t len = 0;
+    if (!append(buf, size, &len, "{\"format\":\"%s\"", COORD_CONFIG_FORMAT))
+        return false;
+    for (int i = 0; i < NOPTS; i++) {
+        const Opt *o = &OPTS[i];
+        if (!(o->flags & OPT_RUN) || (o->flags & OPT_BOTH))
+            continue;
+        char key[64];
+        json_key(o, key, sizeof key);
+        bool ok = append(buf, size, &len, ",\"%s\":", key);
+        const void *p = cfield(c, o);
+        switch (o->kind) {
+        case OPT_U64:
+            ok = ok && append(buf, size, &len, "%" PRIu64, *(const uint64_t *)p);
+            break;
+        case OPT_INT:
+            ok = ok && append(buf, size, &len, "%d", *(const int *)p);
+            break;
+        case OPT_PATH:
+        case OPT_TEXT:
+            ok = ok && coord_json_string(buf, size, &len, p);
+            break;
+        default:
+            ok = false;
+        }
+        if (!ok)
+            return false;
+    }
+    return append(buf, size, &len, "}");
+}
+
+/*
+ * A reader for the flat objects coord_config_to_json writes: string and integer values
+ * only. Unknown keys are an error, so that a file from a newer coordinator is not
+ * silently resumed with settings missing.
+ */
+typedef struct {
+    const char *p;
+    CoordError *err;
+} Json;
+
+static void skip_ws(Json *j)
+{
+    while (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')
+        j->p++;
+}
+
+static bool json_string(Json *j, char *out, size_t size)
+{
+    if (*j->p != '"')
+        return fail(j->err, "run_config: expected a string at '%.20s'", j->p);
+    j->p++;
+    size_t n = 0;
+    while (*j->p != '"') {
+        unsigned c = (unsigned char)*j->p;
+        if (!c)
+            return fail(j->err, "run_config: unterminated string");
+        j->p++;
+        if (c == '\\') {
+            char e = *j->p++;
+            if (e == 'u') {
+                unsigned v = 0;
+                for (int k = 0; k < 4; k++) {
+                    char h = *j->p++;
+                    int d = h >= '0' && h <= '9'   ? h - '0'
+                            : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                            : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                                   : -1;
+                    if (d < 0)
+                        return fail(j->err, "run_config: bad \\u escape");
+                    v = v * 16 + (unsigned)d;
+                }
+                if (v > 0x7f)
+                    return fail(j->err, "run_config: \\u escape beyond ASCII");
+                c = v;
+            } else if (e == '"' || e == '\\' || e == '/') {
+                c = (unsigned char)e;
+            } else if (e == 'n' || e == 't' || e == 'r') {
+                c = e == 'n' ? '\n' : e == 't' ? '\t' : '\r';
+            } else {
+                return fail(j->err, "run_config: bad escape '\\%c'", e);
+            }
+        }
+        if (n + 1 >= size)
+            return fail(j->err, "run_config: string too long");
+        out[n++] = (char)c;
+    }
+    j->p++;
+    out[n] = '\0';
+    return true;
+}
+
+static bool json_number(Json *j, char *out, size_t size)
+{
+    size_t n = 0;
+    while ((*j->p >= '0' && *j->p <= '9') || *j->p == '-') {
+        if (n + 1 >= size)
+            return fail(j->err, "run_config: number too long");
+        out[n++] = *j->p++;
+    }
+    out[n] = '\0';
+    return n > 0 ? true : fail(j->err, "run_config: expected a value at '%.20s'", j->p);
+}
+
+static const Opt *run_opt_by_key(const char *key)
+{
+    for (int i = 0; i < NOPTS; i++) {
+        const Opt *o = &OPTS[i];
+        if (!(o->flags & OPT_RUN) || (o->flags & OPT_BOTH))
+            continue;
+        char k[64];
+        json_key(o, k, sizeof k);
+        if (!strcmp(k, key))
+            return o;
+    }
+    return NULL;
+}
+
+static bool parse_stored(CoordConfig *c, const char *text, CoordError *err)
+{
+    Json j = {text, err};
+    bool format_seen = false;
+    skip_ws(&j);
+    if (*j.p++ != '{')
+        return fail(err, "run_config is not a JSON object");
+    skip_ws(&j);
+    if (*j.p == '}')
+        return fail(err, "run_config is empty");
+    for (;;) {
+        char key[64], value[COORD_PATH_MAX + 64];
+        skip_ws(&j);
+        if (!json_string(&j, key, sizeof key))
+            return false;
+        skip_ws(&j);
+        if (*j.p++ != ':')
+            return fail(err, "run_config: expected ':' after \"%s\"", key);
+        skip_ws(&j);
+        bool quoted = *j.p == '"';
+        if (!(quoted ? json_string(&j, value, sizeof value) : json_number(&j, value, sizeof value)))
+            return false;
+        if (!strcmp(key, "format")) {
+            if (strcmp(value, COORD_CONFIG_FORMAT))
+                return fail(err, "run_config: format '%s', expected '%s'", value,
+                            COORD_CONFIG_FORMAT);
+            format_seen = true;
+        } else {
+            const Opt *o = run_opt_by_key(key);
+            if (!o)
+                return fail(err, "run_config: unknown setting \"%s\"", key);
+            bool is_text = o->kind == OPT_PATH || o->kind == OPT_TEXT;
+            if (quoted != is_text)
+                return fail(err, "run_config: \"%s\" has the wrong type", key);
+            CoordError e2;
+            if (!set_value(c, o, value, &e2))
+                return fail(err, "run_config: %s", e2.msg);
+        }
+        skip_ws(&j);
+        if (*j.p == ',') {
+            j.p++;
+            continue;
+        }
+        if (*j.p++ != '}')
+            return fail(err, "run_config: expected ',' or '}'");
+        break;
+    }
+    skip_ws(&j);
+    if (*j.p)
+        return fail(err, "run_config: text after the object");
+    return format_seen ? true : fail(err, "run_config: no format key (not a chuhe run file?)");
+}
+
+/* The option's value as text, for messages. */
+static void value_text(const CoordConfig *c, const Opt *o, char *buf, size_t size)
+{
+    const void *p = cfield(c, o);
+    switch (o->kind) {
+    case OPT_U64:
+        snprintf(buf, size, "%" PRIu64, *(const uint64_t *)p);
+        break;
+    case OPT_INT:
+        snprintf(buf, size, "%d", *(const int *)p);
+        break;
+    case OPT_PATH:
+    case OPT_TEXT:
+        snprintf(buf, size, "'%s'", (const char *)p);
+        break;
+    default:
+        snprintf(buf, size, "?");
+    }
+}
+
+bool coord_config_resume(CoordConfig *c, const CoordGiven *given, const char *json,
+                         CoordError *err)
+{
+    CoordConfig stored;
+    coord_config_defaults(&stored);
+    if (!parse_stored(&stored, json, err))
+        return false;
+    CoordConfig cmd = *c;
+    if (!absolute(cmd.openings, sizeof cmd.openings, "--openings", err) ||
+        !absolute(cmd.weights[0], sizeof cmd.weights[0], "--weights-red", err) ||
+        !absolute(cmd.weights[1], sizeof cmd.weights[1], "--weights-black", err))
+        return false;
+    for (int i = 0; i < NOPTS; i++) {
+        const Opt *o = &OPTS[i];
+        if (!(o->flags & OPT_RUN) || !given->given[i] || (o->flags & OPT_BOTH))
+            continue;
+        bool same = !memcmp(cfield(&cmd, o), cfield(&stored, o), o->size);
+        if (o->kind == OPT_PATH || o->kind == OPT_TEXT)
+            same = !strcmp(cfield(&cmd, o), cfield(&stored, o));
+        if (o->flags & OPT_RESUMABLE)
+            memcpy(field(&stored, o), cfield(&cmd, o), o->size);
+        else if (!same) {
+            char was[COORD_PATH_MAX + 8], now[COORD_PATH_MAX + 8];
+            value_text(&stored, o, was, sizeof was);
+            value_text(&cmd, o, now, sizeof now);
+            return fail(err,
+                        "%s %s differs from the run's stored %s: a run keeps its settings (only "
+                        "--games may change); leave the option out or start a new --out file",
+                        o->name, now, was);
+        }
+    }
+    /* Session settings stay the command line's. */
+    for (int i = 0; i < NOPTS; i++) {
+        const Opt *o = &OPTS[i];
+        if (o->flags & OPT_RUN)
+            memcpy(field(c, o), cfield(&stored, o), o->size);
+    }
+    return check(c, err);
+}
+
+void coord_config_usage(FILE *f)
+{
+    for (int i = 0; i < NOPTS; i++) {
+        const Opt *o = &OPTS[i];
+        char left[64];
+        snprintf(left, sizeof left, "%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        fprintf(f, "  %-28s %s\n", left, o->help);
+    }
+}

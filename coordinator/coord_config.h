@@ -1,0 +1,92 @@
+/*
+ * The coordinator's settings: the command line, and the run's own settings as stored
+ * in the run file's run_config attribute.
+ *
+ * Two kinds of option. Run settings (limits, openings, weights, adjudication, the game
+ * target) shape the games; they are written to run_config as one flat JSON object when
+ * a run starts, and a restarted coordinator takes them from there, so
+ * `chuhe-coordinator --out run.h5` alone continues a run. On a restart a run setting
+ * given again must have its stored value, except --games, which may change. Session
+ * settings (where to bind, output format, timeouts) belong to one process and are
+ * never stored.
+ */
+#ifndef CHUHE_COORD_CONFIG_H
+#define CHUHE_COORD_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "protocol.h"
+
+enum {
+    COORD_PATH_MAX = 1024,
+    COORD_ENDPOINT_MAX = 256,
+    COORD_DEFAULT_NODES = 10000, /* when no --nodes, --depth or --movetime is given */
+    COORD_DEFAULT_RANDOM_PLIES = 8,
+    COORD_DEFAULT_MAX_PLIES = 400,
+    COORD_DEFAULT_GAMES = 1000,
+};
+
+#define COORD_DEFAULT_BIND "tcp://*:5555"
+#define COORD_CONFIG_FORMAT "chuhe-coordinator run config 1"
+
+typedef struct {
+    /* Run settings. */
+    uint64_t games;     /* target; rounded up to whole pairs */
+    uint64_t nodes;     /* per move; 0: none */
+    int depth;          /* per move; 0: none */
+    int movetime;       /* ms per move; 0: none */
+    int hash_mb;        /* per engine */
+    char openings[COORD_PATH_MAX];      /* EPD/FEN file; "" for random openings */
+    int random_plies;                   /* random openings: plies from the start position */
+    uint64_t seed;                      /* random openings: pair p uses a seed derived from it */
+    int opening_max_score;              /* random openings: keep |score| <= this; 0: any */
+    char weights[2][PROTO_WEIGHTS_MAX + 1]; /* per player; "" for the built-in weights */
+    int max_plies;
+    int resign_moves, resign_score;
+    int draw_after, draw_moves, draw_score;
+
+    /* Session settings. */
+    char bind[COORD_ENDPOINT_MAX];
+    char out[COORD_PATH_MAX];
+    bool json;                /* JSON lines on stdout */
+    double heartbeat_timeout; /* s without a message before a worker's pair is re-queued */
+    double drain_timeout;     /* s to wait for workers after the target is reached */
+    double progress_interval; /* s between progress lines */
+} CoordConfig;
+
+/* Which options the command line gave (indexed by the option table, opaque). */
+typedef struct {
+    bool given[64];
+} CoordGiven;
+
+typedef struct {
+    char msg[1200];
+} CoordError;
+
+void coord_config_defaults(CoordConfig *c);
+
+/* Parses options argv[0..argc-1] into c. "--help" and "--version" are not options here. */
+bool coord_config_parse(CoordConfig *c, CoordGiven *given, int argc, char **argv, CoordError *err);
+
+/* Completes the settings of a new run: the default limit, a random seed when none was
+ * given, absolute paths, and the range checks. */
+bool coord_config_finish_new(CoordConfig *c, const CoordGiven *given, CoordError *err);
+
+/* Takes the run settings from a stored run_config, checks that the command line agrees
+ * with them (only --games may differ), and keeps the command line's session settings. */
+bool coord_config_resume(CoordConfig *c, const CoordGiven *given, const char *json,
+                         CoordError *err);
+
+/* The run settings as one flat JSON object; false if buf is too small. */
+bool coord_config_to_json(const CoordConfig *c, char *buf, size_t size);
+
+/* The option list for --help. */
+void coord_config_usage(FILE *f);
+
+/* Appends s to buf as a JSON string (quotes included); false if it does not fit. */
+bool coord_json_string(char *buf, size_t size, size_t *len, const char *s);
+
+#endif

@@ -1,0 +1,195 @@
+/*
+ * The run file: one HDF5 file per run holding every accepted game and every position
+ * of those games, written by the coordinator and read by exports and the tuner.
+ *
+ * Schema version 1 (all integers little-endian; every dataset one-dimensional,
+ * chunked, extendible, shuffle + deflate + Fletcher-32 checksums):
+ *
+ *   / attributes   schema_version u32 (1), run_id u64, engine_version string,
+ *                  run_config string (JSON, as the coordinator gave it),
+ *                  created string (ISO 8601 UTC, e.g. 2024-05-01T12:00:00Z)
+ *   /games         one row per game; game_id equals the row number
+ *     game_id u64, pair_id u64, game_in_pair u8 (0: players as in the pair's WORK,
+ *     1: colours swapped), red_player u16, black_player u16, start_fen string[128],
+ *     outcome i8 (1 Red won, 0 draw, -1 Black won), reason u8 (Reason code),
+ *     plies u16, first_position u64 (row in /positions), worker_rank u32
+ *     attributes: reason_names string[32][n] (name of each reason code, rules.h)
+ *   /positions     one row per position before each move, rows of a game contiguous
+ *                  from its first_position, in ply order (so rows per game == plies)
+ *     board u8[48] (PackedPos, record.h), game_id u64, ply u16 (0-based, within the
+ *     game), move u16, best u16 (Move: from | to << 7, squares rank * 9 + file),
+ *     score i16 (mover's view), depth u8, flags u8 (RECORD_FLAG_*), result i8 (mover's
+ *     view: 1 win, 0 draw, -1 loss), nodes u32
+ *   /players       one row per player; player_id equals the row number
+ *     player_id u16, name string[64], kind string[16] ("builtin"),
+ *     weights string[256] ("" for the built-in weights), weights_hash u64
+ * Strings are fixed-size, NUL-terminated ASCII (h5py reads them as bytes).
+ *
+ * Durability: plain HDF5 (default library version bounds, no SWMR) and, after each
+ * batch, H5Fflush plus fsync. After runfile_flush() returns, every appended game is in
+ * the file and survives the writer being killed (SIGKILL, crash) and a power cut, and
+ * the file opens with no h5clear. SWMR was not chosen: a killed SWMR writer leaves a file
+ * that nothing opens until `h5clear -s --increment`, and flushing partial compressed
+ * chunks under SWMR bloats the file. The cost is that readers cannot open the file while
+ * the writer has it open (HDF5 file locking refuses them); the tuner reads finished runs.
+ * A kill inside runfile_flush() itself can lose that batch: on reopening, rows whose
+ * positions never reached the file are dropped (runfile_recovery_note says so).
+ *
+ * Errors are one line naming the file and what failed. A corrupt file (truncated,
+ * overwritten, wrong schema version, missing dataset, wrong member types) is refused at
+ * open, and runfile_open_append() validates it read-only before reopening it for
+ * writing, so nothing is written to a file it refuses. Not thread-safe: one RunFile
+ * per thread.
+ */
+#ifndef CHUHE_RUNFILE_H
+#define CHUHE_RUNFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record.h"
+
+enum {
+    RUNFILE_SCHEMA_VERSION = 1,
+    RUNFILE_FEN_SIZE = RECORD_FEN_MAX, /* string sizes include the terminating NUL */
+    RUNFILE_NAME_SIZE = 64,
+    RUNFILE_KIND_SIZE = 16,
+    RUNFILE_WEIGHTS_SIZE = 256,
+    RUNFILE_REASON_NAME_SIZE = 32,
+    RUNFILE_CONFIG_MAX = 60000, /* bytes of run_config (an attribute: under 64 KiB) */
+    RUNFILE_PLAYERS_MAX = 65535,
+    /* Rows per chunk. Every flush recompresses the partly filled last chunk of each
+     * table, so small chunks keep a flush cheap (~3 ms at 2048 positions, ~8 ms at 8192)
+     * for about 7% more bytes; all stay far below the 1 MiB chunk cache. */
+    RUNFILE_POSITION_CHUNK = 2048, /* 145 KB */
+    RUNFILE_GAME_CHUNK = 256,      /* 42 KB */
+    RUNFILE_PLAYER_CHUNK = 64,     /* 22 KB */
+    RUNFILE_DEFLATE_LEVEL = 1,     /* level 4: 9% smaller, 1.5-2x slower */
+    /* Buffered positions that make runfile_append_game flush by itself. */
+    RUNFILE_BATCH_POSITIONS = 16384,
+};
+
+typedef struct RunFile RunFile;
+
+typedef struct {
+    char msg[512];
+} RunError;
+
+/* One row of /positions. */
+typedef struct {
+    PackedPos board;
+    uint64_t game_id;
+    uint16_t ply;
+    Move move;
+    Move best;
+    int16_t score;
+    uint8_t depth;
+    uint8_t flags;
+    int8_t result;
+    uint32_t nodes;
+} RunPosition;
+
+/* One row of /games, without its start FEN (runfile_read_game has it). */
+typedef struct {
+    uint64_t game_id;
+    uint64_t pair_id;
+    uint64_t first_position;
+    uint32_t worker_rank;
+    uint16_t red, black;
+    uint16_t plies;
+    uint8_t game_in_pair;
+    int8_t outcome; /* 1 Red won, 0 draw, -1 Black won */
+    uint8_t reason; /* Reason */
+} RunGame;
+
+/* One row of /players. */
+typedef struct {
+    uint16_t player_id;
+    char name[RUNFILE_NAME_SIZE];
+    char kind[RUNFILE_KIND_SIZE];
+    char weights[RUNFILE_WEIGHTS_SIZE];
+    uint64_t weights_hash;
+} RunPlayer;
+
+/* ---- Writing (the coordinator) ---- */
+
+/* Creates a new run file (never overwrites one) with a fresh random run id. */
+RunFile *runfile_create(const char *path, const char *config_json, const char *engine_version,
+                        RunError *err);
+
+/*
+ * Opens an existing run file to add games, after checking its schema and contents. The
+ * stored games, players and ids are then available as below, so a restarted coordinator
+ * knows which (pair, game_in_pair) are done without any other state.
+ */
+RunFile *runfile_open_append(const char *path, RunError *err);
+
+/* Adds a player; its id (the row number) goes to *id. Durable at the next flush. */
+bool runfile_add_player(RunFile *rf, const char *name, const char *kind, const char *weights,
+                        uint64_t weights_hash, uint16_t *id, RunError *err);
+
+/*
+ * Buffers a finished game (outcome set) and its positions; the game id goes to *game_id
+ * (may be NULL). The caller has validated the record (record_validate); the run file
+ * replays it to pack the boards and refuses illegal moves, unknown players and a
+ * (pair_id, game_in_pair) already stored. Nothing is buffered on failure. When the
+ * buffer reaches RUNFILE_BATCH_POSITIONS it is written and flushed as by runfile_flush.
+ */
+bool runfile_append_game(RunFile *rf, const GameRecord *rec, uint64_t pair_id,
+                         unsigned game_in_pair, uint16_t red, uint16_t black, uint32_t rank,
+                         uint64_t *game_id, RunError *err);
+
+/* Writes the buffered rows, then H5Fflush and fsync: on return every appended game is
+ * durable. Acknowledge games to workers only after this succeeds. After a failure the
+ * run file refuses further writes. */
+bool runfile_flush(RunFile *rf, RunError *err);
+
+/* Flushes (when writing) and closes; *rf becomes NULL. False when the final flush or
+ * close failed: the games buffered since the last successful flush may be lost. */
+bool runfile_close(RunFile **rf, RunError *err);
+
+/* ---- Reading (exports, the tuner, a restarted coordinator) ---- */
+
+/* Opens read-only; fails while a writer has the file open (HDF5 file locking).
+ * Several readers (e.g. MPI ranks, each reading a shard) may open it at once. */
+RunFile *runfile_open_read(const char *path, RunError *err);
+
+/* Counts include games buffered but not yet flushed. */
+uint64_t runfile_game_count(const RunFile *rf);
+uint64_t runfile_position_count(const RunFile *rf);
+uint16_t runfile_player_count(const RunFile *rf);
+/* One more than the highest stored pair id (0 for an empty file). */
+uint64_t runfile_next_pair_id(const RunFile *rf);
+
+/* Stored game by id (0 .. runfile_game_count - 1), NULL outside; the pointer is valid
+ * until the next append. Iterate over ids to rebuild statistics after a restart. */
+const RunGame *runfile_game(const RunFile *rf, uint64_t game_id);
+/* Whether (pair_id, game_in_pair) is stored; its game id goes to *game_id (may be NULL). */
+bool runfile_find_game(const RunFile *rf, uint64_t pair_id, unsigned game_in_pair,
+                       uint64_t *game_id);
+/* Player by id, NULL outside. */
+const RunPlayer *runfile_player(const RunFile *rf, uint16_t player_id);
+
+uint64_t runfile_run_id(const RunFile *rf);
+const char *runfile_path(const RunFile *rf);
+const char *runfile_config(const RunFile *rf);
+const char *runfile_engine_version(const RunFile *rf);
+const char *runfile_created(const RunFile *rf);
+/* "" unless opening dropped the rows of an interrupted flush; then one line saying so. */
+const char *runfile_recovery_note(const RunFile *rf);
+
+/* Reads positions [start, start + count) with one hyperslab read, so that MPI ranks can
+ * each read their own shard. Only flushed positions can be read. */
+bool runfile_read_positions(RunFile *rf, uint64_t start, uint64_t count, RunPosition *out,
+                            RunError *err);
+
+/* Rebuilds a stored game's record (start FEN, moves, scores, depths, flags, nodes,
+ * outcome, reason; out->game_id = game_id). Only flushed games can be read. */
+bool runfile_read_game(RunFile *rf, uint64_t game_id, GameRecord *out, RunError *err);
+
+/* Reads every position and checks it against its game (game id, ply, result): the full
+ * check that opening skips for speed. */
+bool runfile_verify(RunFile *rf, RunError *err);
+
+#endif

@@ -104,17 +104,54 @@ static Bitboard king_attackers(const Position *pos, Color us)
 
 bool pos_gives_check(const Position *pos, Move m)
 {
-    Position *p = (Position *)pos; /* restored before returning */
+    /* Judged on the occupancy and pieces the move leaves, without making it: the mover
+     * may check directly, open a line (chariot, general, horse leg) or become a cannon
+     * screen or the cannon itself. */
+    Color us = pos->side, them = color_flip(us);
     Square from = move_from(m), to = move_to(m);
-    Piece cap = (Piece)p->board[to];
-    if (cap)
-        pos_remove_piece(p, to);
-    pos_move_piece(p, from, to);
-    bool check = king_attackers(p, color_flip(p->side)) != 0;
-    pos_move_piece(p, to, from);
-    if (cap)
-        pos_put_piece(p, cap, to);
-    return check;
+    Piece pc = pos_piece_on(pos, from);
+    Square ks = pos->king_sq[them];
+    int kf = sq_file(ks), kr = sq_rank(ks);
+    unsigned ro = pos->rank_occ[kr], fo = pos->file_occ[kf];
+    if (sq_rank(from) == kr)
+        ro &= ~(1u << sq_file(from));
+    if (sq_file(from) == kf)
+        fo &= ~(1u << sq_rank(from));
+    if (sq_rank(to) == kr)
+        ro |= 1u << sq_file(to);
+    if (sq_file(to) == kf)
+        fo |= 1u << sq_rank(to);
+
+    Bitboard moved = bb_square(from) | bb_square(to);
+    Bitboard rooks = pos_pieces(pos, us, CHARIOT), cannons = pos_pieces(pos, us, CANNON);
+    Bitboard kings = pos_pieces(pos, us, KING);
+    if (piece_type(pc) == CHARIOT)
+        rooks ^= moved;
+    else if (piece_type(pc) == CANNON)
+        cannons ^= moved;
+    else if (piece_type(pc) == KING)
+        kings ^= moved;
+    Bitboard hit1 = rank_pieces(rank_hit1[kf][ro], kr) | file_pieces(file_hit1[kr][fo], kf);
+    Bitboard hit2 = rank_pieces(rank_hit2[kf][ro], kr) | file_pieces(file_hit2[kr][fo], kf);
+    if ((hit1 & (rooks | (kings & file_bb[kf]))) || (hit2 & cannons))
+        return true;
+
+    Piece horse = piece_make(us, HORSE), soldier = piece_make(us, SOLDIER);
+    const StepList *h = &horse_attackers[ks];
+    for (int k = 0; k < h->n; k++) {
+        Square hs = h->to[k], leg = h->via[k];
+        bool horse_there = hs == to ? pc == horse : hs != from && pos->board[hs] == horse;
+        bool leg_empty = leg != to && (leg == from || !pos->board[leg]);
+        if (horse_there && leg_empty)
+            return true;
+    }
+    const StepList *sl = &soldier_attackers[us][ks];
+    for (int k = 0; k < sl->n; k++) {
+        Square ss = sl->to[k];
+        if (ss == to ? pc == soldier : ss != from && pos->board[ss] == soldier)
+            return true;
+    }
+    return false;
 }
 
 Key pos_compute_key(const Position *pos)

@@ -20,6 +20,8 @@ struct Engine {
 Engine *engine_new(void)
 {
     position_init();
+    search_init();
+    (void)weights_default(); /* built here, before any search thread can race for it */
     Engine *e = calloc(1, sizeof *e);
     if (!e)
         return NULL;

@@ -14,7 +14,7 @@
 /* Reductions by depth and move number, built once. */
 static int8_t lmr_table[MAX_PLY][64];
 
-static void lmr_init(void)
+void search_init(void)
 {
     static bool done;
     if (done)
@@ -524,7 +524,6 @@ static void report(Search *s, const SearchCallbacks *cb, int depth, Value v, Bou
 SearchResult search_run(Search *s, const Position *root, const SearchLimits *limits,
                         const SearchCallbacks *cb)
 {
-    lmr_init();
     s->start_ms = time_now_ms();
     pos_copy(&s->pos, root);
     s->limits = *limits;

@@ -73,6 +73,9 @@ typedef struct Search {
     SearchStack stack[MAX_PLY + 4];
 } Search;
 
+/* Builds the reduction table; idempotent, called by engine_new before any thread runs. */
+void search_init(void);
+
 /* Forgets what earlier searches learnt (histories); the TT is cleared separately. */
 void search_clear(Search *s);
 

@@ -73,8 +73,8 @@ TTProbe tt_probe(const TT *tt, Key key, int ply, TTEntry **slot)
             return r;
         }
         /* replace the entry that is shallowest, counting age as lost depth */
-        int age_e = ((tt->generation - e->genbound) & 0xfc) * 2;
-        int age_r = ((tt->generation - replace->genbound) & 0xfc) * 2;
+        int age_e = ((tt->generation - (e->genbound & 0xfc)) & 0xfc) * 2;
+        int age_r = ((tt->generation - (replace->genbound & 0xfc)) & 0xfc) * 2;
         if (e->depth - age_e < replace->depth - age_r)
             replace = e;
     }

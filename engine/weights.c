@@ -129,15 +129,15 @@ bool weights_parse(const char *text, const char *source, EvalParams *out, Weight
         const char *eol = strchr(p, '\n');
         size_t len = eol ? (size_t)(eol - p) : strlen(p);
         line_no++;
+        /* a comment may be as long as it likes: only the part before it is kept */
+        const char *hash = memchr(p, '#', len);
+        size_t keep = hash ? (size_t)(hash - p) : len;
         char line[256];
-        if (len >= sizeof line)
+        if (keep >= sizeof line)
             return fail(err, "%s:%d: line too long", source, line_no);
-        memcpy(line, p, len);
-        line[len] = '\0';
+        memcpy(line, p, keep);
+        line[keep] = '\0';
         p += len + (eol ? 1 : 0);
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = '\0';
         char *save, *name = strtok_r(line, " \t\r", &save);
         if (!name)
             continue;

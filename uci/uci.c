@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "movegen.h"
 #include "notation.h"
@@ -58,8 +59,22 @@ static void search_join(Uci *uci, bool stop)
 {
     if (!uci->searching)
         return;
-    if (stop)
+    /* engine_search clears the stop flag when it starts: a stop sent before the new
+     * thread got there would be lost, so repeat it until the thread has ended */
+    while (stop) {
         engine_stop(uci->engine);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 5000000;
+        if (until.tv_nsec >= 1000000000) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000;
+        }
+        if (pthread_timedjoin_np(uci->thread, NULL, &until) != ETIMEDOUT) {
+            uci->searching = false;
+            return;
+        }
+    }
     pthread_join(uci->thread, NULL);
     uci->searching = false;
 }

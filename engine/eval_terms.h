@@ -45,7 +45,11 @@ typedef enum { IDX_ONE, IDX_PIECE, IDX_SQUARE, IDX_COUNT } EvalIndexKind;
     X(king_danger, 16, IDX_COUNT, "attack units against the palace, less its guards")         \
     X(hanging, PIECE_TYPE_NB - ADVISOR, IDX_PIECE, "piece attacked and not defended")         \
     X(threat_by_lesser, PIECE_TYPE_NB - ADVISOR, IDX_PIECE, "piece attacked by a cheaper one") \
-    X(king_exposed_file, 1, IDX_ONE, "general on a file with an enemy chariot or cannon")
+    X(king_exposed_file, 1, IDX_ONE, "general on a file with an enemy chariot or cannon")    \
+    X(safe_check_chariot, 1, IDX_ONE, "chariot can check from a point we do not guard")       \
+    X(safe_check_horse, 1, IDX_ONE, "horse can check from a point we do not guard")           \
+    X(safe_check_cannon, 1, IDX_ONE, "cannon can check from a point we do not guard")       \
+    X(pinned, PIECE_TYPE_NB - ADVISOR, IDX_PIECE, "piece shielding its general from a line")
 
 typedef struct {
 #define X(name, count, kind, meaning) Score name[count];

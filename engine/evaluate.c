@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "attacks.h"
+#include "movegen.h"
 
 /*
  * One accumulator serves the engine, the breakdown and the tuner's trace. Every use
@@ -41,6 +42,9 @@ static inline Square relative_sq(Color c, Square s)
     return c == RED ? s : sq_make(sq_file(s), RANK_NB - 1 - sq_rank(s));
 }
 
+/* The trace build (the tuner's second compile of this file) defines only
+ * evaluate_traced; the engine's functions come from the library. */
+#ifndef CHUHE_TRACE
 int eval_phase(const Position *pos)
 {
     int phase = 0;
@@ -50,6 +54,7 @@ int eval_phase(const Position *pos)
                  PHASE_CANNON * bb_count(pos_pieces(pos, c, CANNON));
     return phase > PHASE_MAX ? PHASE_MAX : phase;
 }
+#endif
 
 /* Points each side attacks, by the attacking piece type (a cannon attacks what it could
  * capture over one screen), built once per evaluation. */
@@ -57,6 +62,7 @@ typedef struct {
     Bitboard by_type[COLOR_NB][PIECE_TYPE_NB];
     Bitboard all[COLOR_NB];
     int palace_units[COLOR_NB]; /* attack units of each side against the other's palace */
+    Bitboard cannon_moves[COLOR_NB]; /* quiet cannon destinations (its attacks are captures) */
 } Attacks;
 
 static const int UNITS[PIECE_TYPE_NB] = {0, 0, 0, 0, 2, 3, 3, 2};
@@ -154,6 +160,7 @@ static void eval_pieces(const Position *pos, const EvalParams *p, Color c, Acc *
         int mob = bb_count(slide) + bb_count(hits & enemy);
         ADD(a, p, c, mobility_cannon, mob > 17 ? 17 : mob, 1);
         attacks_add(at, c, CANNON, hits);
+        at->cannon_moves[c] |= slide;
         int half = (others - 1) / 2;
         ADD(a, p, c, cannon_pieces, half > 9 ? 9 : half, 1);
         if (sq_file(eks) == f) {
@@ -183,8 +190,37 @@ static void eval_safety(const Position *pos, const EvalParams *p, Color c, Acc *
             ADD(a, p, c, elephant_pair, 0, 1);
     }
 
+    /* checks the enemy can give from points c does not guard */
+    Square ks = pos->king_sq[c];
+    int kf = sq_file(ks), kr = sq_rank(ks);
+    unsigned ro = pos->rank_occ[kr], fo = pos->file_occ[kf];
+    unsigned rh1 = rank_hit1[kf][ro], fh1 = file_hit1[kr][fo];
+    Bitboard safe = ~at->all[c] & ~pos->by_color[them];
+    Bitboard rook_lines = line_on_rank(rank_slide[kf][ro] | rh1, kr) |
+                          line_on_file(file_slide[kr][fo] | fh1, kf);
+    /* a cannon checks from beyond the first piece, up to and including the second */
+    Bitboard screen_lines =
+        line_on_rank((rank_slide[kf][ro & ~rh1] & ~rank_slide[kf][ro] & ~rh1) | rank_hit2[kf][ro],
+                     kr) |
+        line_on_file((file_slide[kr][fo & ~fh1] & ~file_slide[kr][fo] & ~fh1) | file_hit2[kr][fo],
+                     kf);
+    Bitboard horse_points = 0;
+    const StepList *hl = &horse_attackers[ks];
+    for (int k = 0; k < hl->n; k++)
+        if (!pos->board[hl->via[k]])
+            horse_points |= bb_square(hl->to[k]);
+    bool chk_r = rook_lines & at->by_type[them][CHARIOT] & safe;
+    bool chk_h = horse_points & at->by_type[them][HORSE] & safe;
+    bool chk_c = screen_lines & (at->by_type[them][CANNON] | at->cannon_moves[them]) & safe;
+    if (chk_r)
+        ADD(a, p, them, safe_check_chariot, 0, 1);
+    if (chk_h)
+        ADD(a, p, them, safe_check_horse, 0, 1);
+    if (chk_c)
+        ADD(a, p, them, safe_check_cannon, 0, 1);
+
     /* danger to c's general: what the enemy aims at the palace, worse without guards */
-    int units = at->palace_units[them];
+    int units = at->palace_units[them] + 2 * (chk_r + chk_h + chk_c);
     if (units) {
         units += 2 - bb_count(adv) + (2 - bb_count(ele) + 1) / 2;
         ADD(a, p, them, king_danger, units > 15 ? 15 : units, 1);
@@ -193,6 +229,12 @@ static void eval_safety(const Position *pos, const EvalParams *p, Color c, Acc *
     int exposed = bb_count(file_line & (pos_pieces(pos, them, CHARIOT) | pos_pieces(pos, them, CANNON)));
     if (exposed)
         ADD(a, p, c, king_exposed_file, 0, exposed);
+
+    /* pieces tied to the defence of the general */
+    for (Bitboard pin = gen_pinned(pos, c) & ~pos_pieces(pos, c, KING); pin;) {
+        Square s = bb_pop(&pin);
+        ADD(a, p, c, pinned, piece_type(pos_piece_on(pos, s)) - ADVISOR, 1);
+    }
 
     /* threats against c's pieces */
     Bitboard lesser = at->by_type[them][SOLDIER];
@@ -233,6 +275,7 @@ static Value eval_red(const Position *pos, const EvalParams *p, Acc *a, int *pha
     return taper(a->score[RED] - a->score[BLACK], phase);
 }
 
+#ifndef CHUHE_TRACE
 Value evaluate(const Position *pos, const EvalParams *params)
 {
     Acc a;
@@ -250,7 +293,8 @@ void eval_breakdown(const Position *pos, const EvalParams *params, EvalBreakdown
     out->total = eval_red(pos, params, &a, &out->phase);
 }
 
-#ifdef CHUHE_TRACE
+#else
+
 Value evaluate_traced(const Position *pos, const EvalParams *params, EvalTrace *trace)
 {
     Acc a;

@@ -33,9 +33,8 @@ typedef struct {
 } EvalBreakdown;
 void eval_breakdown(const Position *pos, const EvalParams *params, EvalBreakdown *out);
 
-#ifdef CHUHE_TRACE
-/* The same evaluation, recording every term use into trace (tuner build only). */
+/* The same evaluation from Red's view, recording every term use into trace. Defined
+ * only by the trace build of evaluate.c (compiled with CHUHE_TRACE into the tuner). */
 Value evaluate_traced(const Position *pos, const EvalParams *params, EvalTrace *trace);
-#endif
 
 #endif

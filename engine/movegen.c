@@ -72,10 +72,10 @@ typedef struct {
     Bitboard cannon_block;
 } Shield;
 
-static inline void line_pins(const Position *pos, Shield *sh, Square ks, const Square *seq, int n,
-                             bool on_file_line)
+static inline void line_pins(const Position *pos, Color us, Shield *sh, Square ks,
+                             const Square *seq, int n, bool on_file_line)
 {
-    Color us = pos->side, them = color_flip(us);
+    Color them = color_flip(us);
     Piece p1 = n > 0 ? (Piece)pos->board[seq[0]] : NO_PIECE;
     Piece p2 = n > 1 ? (Piece)pos->board[seq[1]] : NO_PIECE;
     Piece p3 = n > 2 ? (Piece)pos->board[seq[2]] : NO_PIECE;
@@ -96,9 +96,9 @@ static inline void line_pins(const Position *pos, Shield *sh, Square ks, const S
     }
 }
 
-static void shield_compute(const Position *pos, Shield *sh)
+static void shield_compute(const Position *pos, Color us, Shield *sh)
 {
-    Color us = pos->side, them = color_flip(us);
+    Color them = color_flip(us);
     Square ks = pos->king_sq[us];
     int kf = sq_file(ks), kr = sq_rank(ks);
     Square seq[3];
@@ -112,20 +112,20 @@ static void shield_compute(const Position *pos, Shield *sh)
     up = ro & ~((2u << kf) - 1);
     for (n = 0; up && n < 3; up &= up - 1)
         seq[n++] = sq_make(__builtin_ctz(up), kr);
-    line_pins(pos, sh, ks, seq, n, false);
+    line_pins(pos, us, sh, ks, seq, n, false);
     down = ro & ((1u << kf) - 1);
     for (n = 0; down && n < 3; down &= ~(1u << (31 - __builtin_clz(down))))
         seq[n++] = sq_make(31 - __builtin_clz(down), kr);
-    line_pins(pos, sh, ks, seq, n, false);
+    line_pins(pos, us, sh, ks, seq, n, false);
 
     up = fo & ~((2u << kr) - 1);
     for (n = 0; up && n < 3; up &= up - 1)
         seq[n++] = sq_make(kf, __builtin_ctz(up));
-    line_pins(pos, sh, ks, seq, n, true);
+    line_pins(pos, us, sh, ks, seq, n, true);
     down = fo & ((1u << kr) - 1);
     for (n = 0; down && n < 3; down &= ~(1u << (31 - __builtin_clz(down))))
         seq[n++] = sq_make(kf, 31 - __builtin_clz(down));
-    line_pins(pos, sh, ks, seq, n, true);
+    line_pins(pos, us, sh, ks, seq, n, true);
 
     const StepList *h = &horse_attackers[ks];
     for (int k = 0; k < h->n; k++) {
@@ -133,6 +133,13 @@ static void shield_compute(const Position *pos, Shield *sh)
         if (pos->board[h->to[k]] == piece_make(them, HORSE) && leg && piece_color(leg) == us)
             sh->pinned |= bb_square(h->via[k]);
     }
+}
+
+Bitboard gen_pinned(const Position *pos, Color c)
+{
+    Shield sh;
+    shield_compute(pos, c, &sh);
+    return sh.pinned;
 }
 
 /* Where non-general moves can end to answer the current checks, and the own cannon
@@ -243,7 +250,7 @@ static inline __attribute__((always_inline)) int generate(const Position *pos, M
 
     if (!pos_in_check(pos)) {
         Shield sh;
-        shield_compute(pos, &sh);
+        shield_compute(pos, us, &sh);
         Bitboard safe_quiet = quiet_mask & ~sh.cannon_block;
         for (unsigned i = 0; i < sizeof GEN_ORDER / sizeof GEN_ORDER[0]; i++) {
             PieceType t = GEN_ORDER[i];

@@ -27,6 +27,11 @@ int gen_evasions(const Position *pos, MoveList *list);
 /* Number of legal moves, without storing them. */
 int gen_count(const Position *pos);
 
+/* Pieces of colour c that shield c's general: the only piece between it and an enemy
+ * chariot or the other general, one of two between it and an enemy cannon, or a piece
+ * on the leg of an enemy horse aimed at it. */
+Bitboard gen_pinned(const Position *pos, Color c);
+
 /* Whether an arbitrary 16-bit move (from a table, a file or a user) is legal here. */
 bool move_is_legal(const Position *pos, Move m);
 /* Whether a pseudo-legal move leaves the mover's general safe. */

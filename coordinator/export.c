@@ -7,6 +7,7 @@
 
 #include "movegen.h"
 #include "notation.h"
+#include "pgn.h"
 
 static bool fail(RunError *err, const RunFile *rf, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -77,8 +78,38 @@ static bool export_game(RunFile *rf, Scratch *s, uint64_t id, const ExportFilter
     return true;
 }
 
-bool export_plain(RunFile *rf, uint64_t first_game, uint64_t ngames, const ExportFilter *filter,
-                  FILE *out, ExportStats *stats, RunError *err)
+static bool pgn_game(RunFile *rf, Scratch *s, uint64_t id, bool comments, FILE *out,
+                     ExportStats *st, RunError *err)
+{
+    if (!runfile_read_game(rf, id, &s->rec, err))
+        return false;
+    const RunGame *g = runfile_game(rf, id);
+    const RunPlayer *red = runfile_player(rf, g->red), *black = runfile_player(rf, g->black);
+    char event[48], date[11] = "", round[48];
+    snprintf(event, sizeof event, "chuhe run %016llx", (unsigned long long)runfile_run_id(rf));
+    const char *c = runfile_created(rf); /* 2024-05-01T... */
+    if (strlen(c) >= 10)
+        snprintf(date, sizeof date, "%.4s.%.2s.%.2s", c, c + 5, c + 8);
+    snprintf(round, sizeof round, "%llu.%u", (unsigned long long)g->pair_id + 1,
+             g->game_in_pair + 1u);
+    PgnTags tags = {.event = event,
+                    .date = date[0] ? date : NULL,
+                    .round = round,
+                    .red = red ? red->name : NULL,
+                    .black = black ? black->name : NULL,
+                    .comments = comments};
+    PgnError perr;
+    if (!pgn_write_file(out, &s->rec, &tags, &perr))
+        return fail(err, rf, "game %llu: %s", (unsigned long long)id, perr.msg);
+    st->games++;
+    st->positions += (uint64_t)s->rec.nplies;
+    return true;
+}
+
+/* Runs one exporter over a range of games. */
+static bool export_range(RunFile *rf, uint64_t first_game, uint64_t ngames,
+                         const ExportFilter *filter, bool pgn, bool comments, FILE *out,
+                         ExportStats *stats, RunError *err)
 {
     ExportStats st = {0, 0, 0};
     uint64_t total = runfile_game_count(rf);
@@ -87,11 +118,25 @@ bool export_plain(RunFile *rf, uint64_t first_game, uint64_t ngames, const Expor
     Scratch *s = malloc(sizeof *s);
     bool ok = s ? true : fail(err, rf, "out of memory");
     for (uint64_t id = first_game; ok && id < end; id++)
-        ok = export_game(rf, s, id, filter, out, &st, err);
+        ok = pgn ? pgn_game(rf, s, id, comments, out, &st, err)
+                 : export_game(rf, s, id, filter, out, &st, err);
     free(s);
     if (fflush(out) != 0 || ferror(out))
-        ok = ok && fail(err, rf, "writing the plain text failed: %s", strerror(errno));
+        ok = ok && fail(err, rf, "writing the %s failed: %s", pgn ? "PGN" : "plain text",
+                        strerror(errno));
     if (stats)
         *stats = st;
     return ok;
+}
+
+bool export_plain(RunFile *rf, uint64_t first_game, uint64_t ngames, const ExportFilter *filter,
+                  FILE *out, ExportStats *stats, RunError *err)
+{
+    return export_range(rf, first_game, ngames, filter, false, false, out, stats, err);
+}
+
+bool export_pgn(RunFile *rf, uint64_t first_game, uint64_t ngames, bool comments, FILE *out,
+                ExportStats *stats, RunError *err)
+{
+    return export_range(rf, first_game, ngames, NULL, true, comments, out, stats, err);
 }

@@ -14,6 +14,8 @@
  * (1 win, 0 draw, -1 loss), both from the side to move's view; ply counts plies from the
  * game's start as the FEN's move number gives it. Positions come out in game order,
  * replayed from each game's start FEN.
+ *
+ * Games also come out as PGN, through the engine's PGN writer (pgn.h).
  */
 #ifndef CHUHE_EXPORT_H
 #define CHUHE_EXPORT_H
@@ -45,5 +47,14 @@ typedef struct {
  */
 bool export_plain(RunFile *rf, uint64_t first_game, uint64_t ngames, const ExportFilter *filter,
                   FILE *out, ExportStats *stats, RunError *err);
+
+/*
+ * Writes the same range of games as PGN (pgn.h), with score/depth comments when asked:
+ * Red/White and Black the /players names, Event "chuhe run <run id in hex>", Date the
+ * run's creation date, Round "<pair id + 1>.<game in pair + 1>". stats->positions counts
+ * the plies written.
+ */
+bool export_pgn(RunFile *rf, uint64_t first_game, uint64_t ngames, bool comments, FILE *out,
+                ExportStats *stats, RunError *err);
 
 #endif

@@ -150,8 +150,7 @@ static bool check_game(const ProtoGame *g, ProtoError *err)
             return fail(err, "GAME: ply %d: best move 0x%04x is not a move", i, p->best);
         if (p->score < -VALUE_MATE || p->score > VALUE_MATE)
             return fail(err, "GAME: ply %d: score %d outside +-%d", i, p->score, VALUE_MATE);
-        if (p->flags & ~(RECORD_FLAG_IN_CHECK | RECORD_FLAG_CAPTURE | RECORD_FLAG_GIVES_CHECK |
-                         RECORD_FLAG_OPENING))
+        if (p->flags & ~RECORD_FLAGS_ALL)
             return fail(err, "GAME: ply %d: unknown flags 0x%02x", i, p->flags);
     }
     if (r->outcome <= OUTCOME_NONE || r->outcome > OUTCOME_BLACK_WIN)

@@ -247,7 +247,9 @@ static void eval_safety(const Position *pos, const EvalParams *p, Color c, Acc *
             ADD(a, p, c, threat_by_lesser, t - ADVISOR, n);
         lesser |= at->by_type[them][t];
     }
-    Bitboard hanging = pos->by_color[c] & at->all[them] & ~at->all[c];
+    /* a hanging piece of the side to move can still be saved: only the other side's
+     * count */
+    Bitboard hanging = c == pos->side ? 0 : pos->by_color[c] & at->all[them] & ~at->all[c];
     hanging &= ~pos_pieces(pos, c, KING);
     while (hanging) {
         Square s = bb_pop(&hanging);

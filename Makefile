@@ -70,6 +70,21 @@ PROGRAMS := chuhe-engine
 chuhe-engine_DIR := uci
 chuhe-engine_PKGS :=
 
+PROGRAMS += chuhe-tune
+chuhe-tune_DIR := tuning
+chuhe-tune_PKGS := hdf5-serial ompi-c
+
+# The self-play hub: ZeroMQ server and HDF5 run file (every coordinator/*.c).
+PROGRAMS += chuhe-coordinator
+chuhe-coordinator_DIR := coordinator
+chuhe-coordinator_PKGS := hdf5-serial libzmq
+
+# The MPI worker: compiled and linked with the flags `mpicc -showme` gives (pkg-config
+# ompi-c), plus the wire protocol from the coordinator's library.
+PROGRAMS += chuhe-worker
+chuhe-worker_DIR := worker
+chuhe-worker_PKGS := ompi-c libzmq
+
 define PROGRAM_template
 $(1)_OBJS := $$(patsubst %.c,$$(BUILDDIR)/%.o,$$(wildcard $$($(1)_DIR)/*.c))
 $$($(1)_OBJS): private PKG_CFLAGS = $$(call pkg_cflags,$$($(1)_PKGS))
@@ -94,6 +109,30 @@ $(COORD_LIB): $(COORD_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
+# The tuner links the run-file reader and a second build of engine/evaluate.c with the
+# trace compiled in (CHUHE_TRACE: only evaluate_traced; the rest comes from the library).
+# Its modules but main and the MPI glue form libtune.a, which tests link without MPI.
+TUNE_TRACE_OBJ := $(BUILDDIR)/tuning/evaluate_trace.o
+TUNE_LIB := $(BUILDDIR)/libtune.a
+TUNE_LIB_OBJS := $(filter-out %/tuning/main.o %/tuning/comm_mpi.o,$(chuhe-tune_OBJS)) \
+                 $(TUNE_TRACE_OBJ)
+
+$(TUNE_TRACE_OBJ): private PKG_CFLAGS = -DCHUHE_TRACE
+$(TUNE_TRACE_OBJ): engine/evaluate.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(COMPILE)
+
+$(TUNE_LIB): $(TUNE_LIB_OBJS)
+	@mkdir -p $(@D)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BINDIR)/chuhe-tune: $(TUNE_TRACE_OBJ) $(COORD_LIB)
+$(BINDIR)/chuhe-tune: private LOCAL_LIBS = $(COORD_LIB)
+
+$(BINDIR)/chuhe-worker: private LOCAL_LIBS = $(COORD_LIB)
+$(BINDIR)/chuhe-worker: $(COORD_LIB)
+
 # Tests: tests/test_NAME.c + tests/support/*.c + the coordinator modules + the library
 # -> $(BINDIR)/tests/test_NAME.
 # Test code always keeps its asserts, whatever the mode.
@@ -112,7 +151,26 @@ $(TEST_BINS): $(BINDIR)/tests/%: $(BUILDDIR)/tests/%.o $(SUPPORT_OBJS) $(COORD_L
 	@mkdir -p $(@D)
 	$(LINK)
 
-ALL_OBJS := $(ENGINE_OBJS) $(COORD_OBJS) $(PROGRAM_OBJS) $(TEST_OBJS) $(SUPPORT_OBJS)
+# Test tools: tests/tools/NAME.c -> $(BINDIR)/tests/tools/NAME, programs that the shell
+# tests drive (not run as tests themselves), with the coordinator's modules and ZeroMQ.
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILDDIR)/%.o)
+TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BINDIR)/tests/tools/%)
+
+$(TOOL_OBJS): private ASSERT_FLAGS :=
+$(TOOL_OBJS): private PKG_CFLAGS = $(call pkg_cflags,$(COORD_PKGS))
+$(TOOL_BINS): private PKG_LIBS = $(call pkg_libs,$(COORD_PKGS))
+$(TOOL_BINS): private LOCAL_LIBS = $(COORD_LIB)
+$(TOOL_BINS): $(BINDIR)/tests/tools/%: $(BUILDDIR)/tests/tools/%.o $(COORD_LIB) $(LIB)
+	@mkdir -p $(@D)
+	$(LINK)
+
+# test_tune also links the tuner's modules (libtune.a, no MPI).
+$(BINDIR)/tests/test_tune: $(TUNE_LIB)
+$(BINDIR)/tests/test_tune: private LOCAL_LIBS = $(TUNE_LIB) $(COORD_LIB)
+
+ALL_OBJS := $(ENGINE_OBJS) $(COORD_OBJS) $(PROGRAM_OBJS) $(TEST_OBJS) $(SUPPORT_OBJS) $(TOOL_OBJS) \
+            $(TUNE_TRACE_OBJ)
 
 # Every object is rebuilt when the flags change.  Only the files that mention
 # CHUHE_VERSION are rebuilt when the version changes.
@@ -159,7 +217,7 @@ FORMAT_FILES := $(wildcard $(foreach d,$(FORMAT_DIRS),$(d)/*.[ch] $(d)/*/*.[ch])
 
 all: $(LIB) $(PROGRAM_BINS)
 
-check: all $(TEST_BINS)
+check: all $(TEST_BINS) $(TOOL_BINS)
 	$(TEST_ENV) bash tests/run $(BINDIR)
 
 test: check
@@ -174,10 +232,10 @@ bench: all
 	scripts/bench-perft $(BINDIR)
 	$(BINDIR)/chuhe-engine bench
 	scripts/bench-search $(BINDIR)
+	$(BINDIR)/chuhe-tune --bench
 
 run: all
-	@if [ -x scripts/chuhe-demo ]; then scripts/chuhe-demo $(ARGS); \
-	else echo "make run: scripts/chuhe-demo is missing" >&2; exit 1; fi
+	BINDIR=$(BINDIR) scripts/chuhe-run $(ARGS)
 
 format:
 	$(if $(FORMAT_FILES),clang-format -i $(FORMAT_FILES))
@@ -193,12 +251,12 @@ clean:
 
 help:
 	@echo 'Targets (MODE=release|debug|san, default release; WERROR=0 turns off -Werror):'
-	@echo '  all           build build/$$MODE/libchuhe.a and $(BINDIR)/chuhe-engine (default)'
+	@echo '  all           build build/$$MODE/libchuhe.a and the programs in $(BINDIR)/ (default)'
 	@echo '  check         build and run every test in tests/ (alias: test)'
 	@echo '  check-san     check with AddressSanitizer and UBSan (MODE=san, binaries in bin/san/)'
 	@echo '  check-debug   check with -O1 and CHUHE_DEBUG (MODE=debug, binaries in bin/debug/)'
-	@echo '  bench         perft and search speed, side by side with Fairy-Stockfish'
-	@echo '  run           run scripts/chuhe-demo (extra arguments: ARGS=...)'
+	@echo '  bench         perft and search speed, side by side with Fairy-Stockfish; tuner speed'
+	@echo '  run           the default self-play job: scripts/chuhe-run (extra arguments: ARGS=...)'
 	@echo '  format        clang-format -i every .c and .h file'
 	@echo '  format-check  fail if any .c or .h file is not clang-formatted'
 	@echo '  deps          install the Debian packages the build and tests need'

@@ -52,7 +52,7 @@ static const Opt OPTS[] = {
      "openings, one FEN or EPD line each, pair p plays line p (cycling)"},
     {"--random-plies", OPT_INT, FIELD(random_plies), 0, OPENING_MAX_MOVES, OPT_RUN, "N",
      "random openings: N random plies from the start position (default 8)"},
-    {"--seed", OPT_U64, FIELD(seed), 0, 1.8e19, OPT_RUN, "S",
+    {"--seed", OPT_U64, FIELD(seed), 0, 18446744073709551615.0, OPT_RUN, "S",
      "random openings: seed (default: a random one, stored in the run file)"},
     {"--opening-max-score", OPT_INT, FIELD(opening_max_score), 0, VALUE_MATE, OPT_RUN, "CP",
      "random openings: keep only lines a short search scores within +-CP"},
@@ -531,8 +531,7 @@ static void value_text(const CoordConfig *c, const Opt *o, char *buf, size_t siz
     }
 }
 
-bool coord_config_resume(CoordConfig *c, const CoordGiven *given, const char *json,
-                         CoordError *err)
+bool coord_config_resume(CoordConfig *c, const CoordGiven *given, const char *json, CoordError *err)
 {
     CoordConfig stored;
     coord_config_defaults(&stored);

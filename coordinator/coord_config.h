@@ -34,15 +34,15 @@ enum {
 
 typedef struct {
     /* Run settings. */
-    uint64_t games;     /* target; rounded up to whole pairs */
-    uint64_t nodes;     /* per move; 0: none */
-    int depth;          /* per move; 0: none */
-    int movetime;       /* ms per move; 0: none */
-    int hash_mb;        /* per engine */
-    char openings[COORD_PATH_MAX];      /* EPD/FEN file; "" for random openings */
-    int random_plies;                   /* random openings: plies from the start position */
-    uint64_t seed;                      /* random openings: pair p uses a seed derived from it */
-    int opening_max_score;              /* random openings: keep |score| <= this; 0: any */
+    uint64_t games;                /* target; rounded up to whole pairs */
+    uint64_t nodes;                /* per move; 0: none */
+    int depth;                     /* per move; 0: none */
+    int movetime;                  /* ms per move; 0: none */
+    int hash_mb;                   /* per engine */
+    char openings[COORD_PATH_MAX]; /* EPD/FEN file; "" for random openings */
+    int random_plies;              /* random openings: plies from the start position */
+    uint64_t seed;                 /* random openings: pair p uses a seed derived from it */
+    int opening_max_score;         /* random openings: keep |score| <= this; 0: any */
     char weights[2][PROTO_WEIGHTS_MAX + 1]; /* per player; "" for the built-in weights */
     int max_plies;
     int resign_moves, resign_score;

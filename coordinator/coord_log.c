@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int tty = -1;      /* -1: not decided yet */
+static int tty = -1;       /* -1: not decided yet */
 static bool shown = false; /* a progress line is on the terminal */
 
 bool coord_log_tty(void)

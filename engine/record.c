@@ -11,8 +11,6 @@
 /* FEN letters by Piece code; 0 and 8 are no piece. */
 static const char FEN_LETTERS[PIECE_NB] = " KABNRCP?kabnrcp";
 
-enum { PACKED_SIDE = 45, PACKED_RULE60 = 46, PACKED_RESERVED = 47 };
-
 static bool fail(PosError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static bool fail(PosError *err, const char *fmt, ...)

@@ -20,10 +20,19 @@
 #include "score.h"
 
 enum { PACKED_POS_SIZE = 48, RECORD_FEN_MAX = 128, RECORD_MAX_PLIES = 1024 };
+enum { PACKED_SIDE = 45, PACKED_RULE60 = 46, PACKED_RESERVED = 47 }; /* bytes of PackedPos */
 
 typedef struct {
     uint8_t b[PACKED_POS_SIZE];
 } PackedPos;
+
+/* The side to move and the piece on point s, read without unpacking (readers that
+ * filter many stored positions). Only meaningful for a position record_unpack accepts. */
+static inline int packed_side(const PackedPos *p) { return p->b[PACKED_SIDE]; }
+static inline Piece packed_piece(const PackedPos *p, Square s)
+{
+    return (Piece)((p->b[s / 2] >> (s & 1 ? 4 : 0)) & 15);
+}
 
 void record_pack(const Position *pos, PackedPos *out);
 /* Rebuilds a position (no history) and validates it like a FEN. */

@@ -1,0 +1,30 @@
+/*
+ * Whether a GAME from a worker may enter the run file. A game is taken only if it
+ * belongs to this run and to a pair the schedule handed out (or may adopt), starts
+ * from that pair's opening and plays its moves first, respects the run's move limit
+ * and adjudication settings, and replays under record_validate: every move legal and
+ * the claimed result the rules' own. A game already stored is a duplicate (a resend),
+ * acknowledged but not stored again.
+ */
+#ifndef CHUHE_COORD_ACCEPT_H
+#define CHUHE_COORD_ACCEPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coord_config.h"
+#include "coord_schedule.h"
+#include "protocol.h"
+#include "runfile.h"
+
+typedef enum { ACCEPT_STORE, ACCEPT_ADOPT, ACCEPT_DUPLICATE, ACCEPT_REJECT } AcceptVerdict;
+
+/*
+ * Judges g. ACCEPT_STORE: store it; ACCEPT_ADOPT: store it and adopt its pair
+ * (sched_adopt) first; ACCEPT_DUPLICATE: stored before as *game_id; ACCEPT_REJECT: why
+ * says why. Generates the pair's opening when needed.
+ */
+AcceptVerdict accept_game(const CoordConfig *cfg, RunFile *rf, Schedule *sched, const ProtoGame *g,
+                          uint64_t *game_id, char *why, size_t size);
+
+#endif

@@ -1,0 +1,303 @@
+#include "coord_schedule.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coord_log.h"
+
+static void log_bad_opening(void *ctx, const char *msg)
+{
+    (void)ctx;
+    coord_log("openings: %s (skipped)", msg);
+}
+
+uint64_t sched_pairs_for_games(uint64_t games)
+{
+    return games / 2 + games % 2;
+}
+
+bool sched_init(Schedule *s, const CoordConfig *cfg, SchedError *err)
+{
+    memset(s, 0, sizeof *s);
+    position_init(); /* openings are parsed and played: the move tables must exist */
+    opening_list_init(&s->list);
+    s->target = sched_pairs_for_games(cfg->games);
+    s->seed = cfg->seed;
+    if (cfg->openings[0]) {
+        OpeningError oerr;
+        int bad = opening_list_load(&s->list, cfg->openings, log_bad_opening, NULL, &oerr);
+        if (bad < 0) {
+            snprintf(err->msg, sizeof err->msg, "%s", oerr.msg);
+            return false;
+        }
+        if (s->list.count == 0) {
+            snprintf(err->msg, sizeof err->msg, "%s: no usable opening", cfg->openings);
+            return false;
+        }
+        return true;
+    }
+    s->spec.fen = NULL;
+    s->spec.plies = cfg->random_plies;
+    s->spec.max_score = cfg->opening_max_score;
+    if (cfg->opening_max_score > 0) {
+        s->engine = engine_new();
+        if (!s->engine) {
+            snprintf(err->msg, sizeof err->msg, "out of memory for the opening engine");
+            return false;
+        }
+        s->spec.engine = s->engine;
+    }
+    return true;
+}
+
+void sched_free(Schedule *s)
+{
+    for (uint64_t i = 0; i < s->cap; i++)
+        free(s->pairs[i].opening);
+    free(s->pairs);
+    free(s->queue);
+    opening_list_free(&s->list);
+    engine_free(&s->engine);
+    memset(s, 0, sizeof *s);
+}
+
+/* Makes pairs[id] exist. */
+static Pair *slot(Schedule *s, uint64_t id)
+{
+    if (id >= s->cap) {
+        uint64_t cap = s->cap ? s->cap : 1024;
+        while (cap <= id)
+            cap *= 2;
+        Pair *p = realloc(s->pairs, cap * sizeof *p);
+        if (!p)
+            COORD_FATAL("out of memory for %llu pairs", (unsigned long long)cap);
+        for (uint64_t i = s->cap; i < cap; i++)
+            p[i] = (Pair){.state = PAIR_UNISSUED, .worker = -1};
+        s->pairs = p;
+        s->cap = cap;
+    }
+    return &s->pairs[id];
+}
+
+Pair *sched_pair(Schedule *s, uint64_t id)
+{
+    return id < s->cap && s->pairs[id].state != PAIR_UNISSUED ? &s->pairs[id] : NULL;
+}
+
+/* Queue ring: push at the back (restore) or the front (release). */
+static void queue_grow(Schedule *s)
+{
+    if (s->qlen < s->qcap)
+        return;
+    uint64_t cap = s->qcap ? s->qcap * 2 : 256;
+    uint64_t *q = malloc(cap * sizeof *q);
+    if (!q)
+        COORD_FATAL("out of memory for the pair queue");
+    for (uint64_t i = 0; i < s->qlen; i++)
+        q[i] = s->queue[(s->qhead + i) % s->qcap];
+    free(s->queue);
+    s->queue = q;
+    s->qcap = cap;
+    s->qhead = 0;
+}
+
+static void queue_push(Schedule *s, uint64_t id, bool front)
+{
+    queue_grow(s);
+    if (front) {
+        s->qhead = (s->qhead + s->qcap - 1) % s->qcap;
+        s->queue[s->qhead] = id;
+    } else {
+        s->queue[(s->qhead + s->qlen) % s->qcap] = id;
+    }
+    s->qlen++;
+}
+
+static void set_queued(Schedule *s, uint64_t id, bool front)
+{
+    Pair *p = &s->pairs[id];
+    p->state = PAIR_QUEUED;
+    p->worker = -1;
+    p->received = 0;
+    queue_push(s, id, front);
+}
+
+void sched_restore_game(Schedule *s, uint64_t pair_id, unsigned game_in_pair)
+{
+    Pair *p = slot(s, pair_id);
+    p->stored |= (uint8_t)(1u << game_in_pair);
+    if (p->stored == 3 && p->state != PAIR_DONE) {
+        p->state = PAIR_DONE;
+        s->complete++;
+    } else if (p->state == PAIR_UNISSUED) {
+        p->state = PAIR_DROPPED; /* a placeholder until sched_restore_end queues it */
+    }
+}
+
+void sched_restore_end(Schedule *s, uint64_t next_pair_id)
+{
+    if (next_pair_id)
+        slot(s, next_pair_id - 1);
+    for (uint64_t id = 0; id < next_pair_id; id++) {
+        Pair *p = &s->pairs[id];
+        if (p->state == PAIR_DONE)
+            continue;
+        /* a half-stored pair, or an id handed out before the restart with no game stored */
+        set_queued(s, id, false);
+        s->outstanding++;
+    }
+    s->next_new = next_pair_id;
+}
+
+static void assign(Schedule *s, uint64_t id, int worker, double now)
+{
+    Pair *p = &s->pairs[id];
+    p->state = PAIR_ASSIGNED;
+    p->worker = worker;
+    p->received = 0;
+    p->assigned_at = now;
+}
+
+bool sched_assign_next(Schedule *s, int worker, double now, uint64_t *id)
+{
+    if (sched_finished(s))
+        return false;
+    while (s->qlen > 0) {
+        uint64_t q = s->queue[s->qhead];
+        s->qhead = (s->qhead + 1) % s->qcap;
+        s->qlen--;
+        if (s->pairs[q].state == PAIR_QUEUED) { /* else stale: done or taken meanwhile */
+            assign(s, q, worker, now);
+            *id = q;
+            return true;
+        }
+    }
+    if (s->complete + s->outstanding >= s->target)
+        return false;
+    uint64_t n = s->next_new;
+    while (slot(s, n)->state != PAIR_UNISSUED)
+        n++;
+    s->next_new = n + 1;
+    assign(s, n, worker, now);
+    s->outstanding++;
+    *id = n;
+    return true;
+}
+
+void sched_reassign(Schedule *s, uint64_t id, int worker, double now)
+{
+    if (id < s->cap && s->pairs[id].state == PAIR_ASSIGNED)
+        assign(s, id, worker, now);
+}
+
+bool sched_can_adopt(const Schedule *s, uint64_t id)
+{
+    bool unissued = id >= s->cap || s->pairs[id].state == PAIR_UNISSUED;
+    return unissued && id < s->next_new + SCHED_ADOPT_WINDOW && !sched_finished(s) &&
+           s->complete + s->outstanding < s->target;
+}
+
+void sched_adopt(Schedule *s, uint64_t id, int worker, double now)
+{
+    slot(s, id);
+    assign(s, id, worker, now);
+    s->outstanding++;
+}
+
+void sched_release(Schedule *s, uint64_t id)
+{
+    if (id >= s->cap || s->pairs[id].state != PAIR_ASSIGNED)
+        return;
+    set_queued(s, id, true);
+    s->requeued++;
+}
+
+int sched_release_worker(Schedule *s, int worker)
+{
+    int n = 0;
+    for (uint64_t id = 0; id < s->cap; id++)
+        if (s->pairs[id].state == PAIR_ASSIGNED && s->pairs[id].worker == worker) {
+            sched_release(s, id);
+            n++;
+        }
+    return n;
+}
+
+bool sched_game_stored(Schedule *s, uint64_t id, unsigned game_in_pair)
+{
+    Pair *p = slot(s, id);
+    p->stored |= (uint8_t)(1u << game_in_pair);
+    if (p->stored != 3 || p->state == PAIR_DONE)
+        return false;
+    if (p->state == PAIR_QUEUED || p->state == PAIR_ASSIGNED)
+        s->outstanding--;
+    if (p->state == PAIR_DROPPED)
+        s->dropped--;
+    p->state = PAIR_DONE;
+    p->worker = -1;
+    free(p->opening);
+    p->opening = NULL;
+    s->complete++;
+    return true;
+}
+
+void sched_drop(Schedule *s, uint64_t id)
+{
+    Pair *p = slot(s, id);
+    if (p->state == PAIR_QUEUED || p->state == PAIR_ASSIGNED)
+        s->outstanding--;
+    if (p->state != PAIR_DROPPED && p->state != PAIR_DONE) {
+        p->state = PAIR_DROPPED;
+        p->worker = -1;
+        s->dropped++;
+    }
+}
+
+bool sched_game_rejected(Schedule *s, uint64_t id)
+{
+    Pair *p = sched_pair(s, id);
+    if (!p || p->state == PAIR_DONE || p->state == PAIR_DROPPED)
+        return false;
+    if (++p->rejects < SCHED_MAX_REJECTS)
+        return false;
+    sched_drop(s, id);
+    return true;
+}
+
+/* SplitMix64: a well-mixed seed per pair from the run seed. */
+static uint64_t pair_seed(uint64_t seed, uint64_t id)
+{
+    uint64_t z = seed + (id + 1) * 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+const Opening *sched_opening(Schedule *s, uint64_t id, SchedError *err)
+{
+    Pair *p = slot(s, id);
+    if (p->opening)
+        return p->opening;
+    Opening *op = malloc(sizeof *op);
+    if (!op)
+        COORD_FATAL("out of memory for an opening");
+    if (s->list.count > 0) {
+        *op = s->list.items[id % (uint64_t)s->list.count];
+    } else {
+        OpeningError oerr;
+        if (!opening_random(op, &s->spec, pair_seed(s->seed, id), NULL, &oerr)) {
+            snprintf(err->msg, sizeof err->msg, "pair %llu: no random opening: %s",
+                     (unsigned long long)id, oerr.msg);
+            free(op);
+            return NULL;
+        }
+    }
+    p->opening = op;
+    return op;
+}
+
+bool sched_finished(const Schedule *s)
+{
+    return s->complete >= s->target;
+}

@@ -1,0 +1,45 @@
+/*
+ * The coordinator's server loop: one ZeroMQ ROUTER socket that worker ranks (DEALER)
+ * talk to, the worker table, and the GAME -> validate -> store -> flush -> ACK path.
+ *
+ * One thread. Each turn of the loop polls the socket and a self-pipe that the SIGINT,
+ * SIGTERM and SIGHUP handler writes to, and drains every waiting message. Stored games are
+ * committed in groups: the run file is flushed once 32 games wait or the oldest has
+ * waited two seconds (and before any DONE and on the way out), and only then are their
+ * ACKs sent, so no ACK ever precedes durability. Workers silent for longer than the
+ * heartbeat timeout lose their pair to the queue.
+ */
+#ifndef CHUHE_COORD_SERVER_H
+#define CHUHE_COORD_SERVER_H
+
+#include <stdint.h>
+
+#include "coord_config.h"
+#include "coord_schedule.h"
+#include "coord_stats.h"
+#include "runfile.h"
+
+typedef struct {
+    const CoordConfig *cfg;
+    RunFile *rf;
+    Schedule *sched;
+    CoordStats *stats;
+    uint16_t players[2]; /* run file player ids: players[0] is Red in game 0 of a pair */
+} CoordRun;
+
+typedef enum {
+    SERVE_COMPLETE,    /* the target is reached */
+    SERVE_INTERRUPTED, /* a signal; *signo says which */
+    SERVE_FAILED,      /* the socket or the run file failed (logged) */
+} ServeStatus;
+
+/* Binds cfg->bind, prints the endpoint on stdout ("listening ENDPOINT run_id HEX", or a
+ * JSON line) and serves until the run is complete and the workers are told, or a
+ * signal. The run file is left open (flushed) for the caller to close. *workers gets
+ * the number of workers ever seen. */
+ServeStatus coord_serve(CoordRun *run, int *signo, int *workers);
+
+/* The schedule's share of the statistics. */
+void coord_run_stats_context(const CoordRun *run, int live_workers, CoordStatsContext *cx);
+
+#endif

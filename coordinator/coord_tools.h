@@ -1,0 +1,16 @@
+/*
+ * The coordinator's offline subcommands on a finished run file: exports (plain training
+ * text and PGN, both through export.h) and a full check that replays every stored game.
+ * Each returns the process exit status.
+ */
+#ifndef CHUHE_COORD_TOOLS_H
+#define CHUHE_COORD_TOOLS_H
+
+/* export plain|pgn RUN.h5 [options], written to stdout. argv[0] is "plain" or "pgn". */
+int coord_tool_export(int argc, char **argv);
+
+/* verify RUN.h5: the run file's own check, then every game replayed with
+ * record_validate; prints the counts and "OK" or the first problems. */
+int coord_tool_verify(int argc, char **argv);
+
+#endif

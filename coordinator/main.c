@@ -1,0 +1,287 @@
+/*
+ * chuhe-coordinator: the hub of a self-play run. Serves work to worker ranks over
+ * ZeroMQ, validates and stores their games in one HDF5 run file, resumes from that
+ * file, and exports or verifies finished runs.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coord_config.h"
+#include "coord_log.h"
+#include "coord_schedule.h"
+#include "coord_server.h"
+#include "coord_stats.h"
+#include "coord_tools.h"
+#include "position.h"
+#include "runfile.h"
+#include "timeman.h"
+#include "weights.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: chuhe-coordinator [options]          serve a self-play run\n"
+               "       chuhe-coordinator export plain RUN.h5 [--skip-opening] [--skip-in-check]\n"
+               "                         [--skip-captures] [--max-score CP]  > out.plain\n"
+               "       chuhe-coordinator export pgn RUN.h5 [--no-comments]    > out.pgn\n"
+               "       chuhe-coordinator verify RUN.h5   replay every stored game\n"
+               "       chuhe-coordinator --help | --version\n"
+               "\n"
+               "Workers (chuhe-worker, an MPI program) connect to the bound endpoint and play\n"
+               "game pairs: one opening, colours swapped. Every game is replayed and checked\n"
+               "before it is stored and acknowledged. Restarted with the same --out file, the\n"
+               "coordinator continues the run with its stored settings.\n"
+               "\nOptions:\n");
+    coord_config_usage(f);
+}
+
+/* FNV-1a of a weights file's bytes: tells runs with different weights apart. 0 for the
+ * built-in weights. */
+static bool file_hash(const char *path, uint64_t *hash)
+{
+    *hash = 0;
+    if (!path[0])
+        return true;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    int c;
+    while ((c = getc(f)) != EOF)
+        h = (h ^ (uint64_t)c) * 0x100000001b3ULL;
+    bool ok = !ferror(f);
+    fclose(f);
+    *hash = h;
+    return ok;
+}
+
+static void player_name(const char *weights, char *buf, size_t size)
+{
+    if (!weights[0]) {
+        snprintf(buf, size, "chuhe");
+        return;
+    }
+    const char *base = strrchr(weights, '/');
+    snprintf(buf, size, "chuhe:%s", base ? base + 1 : weights);
+}
+
+/* Every weights file loads, so that no worker finds out later. */
+static bool check_weights(const CoordConfig *cfg)
+{
+    for (int p = 0; p < 2; p++) {
+        if (!cfg->weights[p][0])
+            continue;
+        EvalParams *params = malloc(sizeof *params);
+        WeightsError err;
+        bool ok = params && weights_load(cfg->weights[p], params, &err);
+        free(params);
+        if (!ok) {
+            coord_log("weights of player %d: %s", p, params ? err.msg : "out of memory");
+            return false;
+        }
+    }
+    return true;
+}
+
+static RunFile *create_run(CoordConfig *cfg, const CoordGiven *given, uint16_t players[2])
+{
+    CoordError cerr;
+    if (!coord_config_finish_new(cfg, given, &cerr)) {
+        coord_log("%s", cerr.msg);
+        return NULL;
+    }
+    if (!check_weights(cfg))
+        return NULL;
+    char *json = malloc(RUNFILE_CONFIG_MAX + 1);
+    if (!json || !coord_config_to_json(cfg, json, RUNFILE_CONFIG_MAX + 1))
+        COORD_FATAL("the run settings do not fit in run_config");
+    RunError err;
+    RunFile *rf = runfile_create(cfg->out, json, CHUHE_VERSION, &err);
+    free(json);
+    if (!rf) {
+        coord_log("%s", err.msg);
+        return NULL;
+    }
+    for (int p = 0; p < 2; p++) {
+        char name[RUNFILE_NAME_SIZE];
+        uint64_t hash;
+        player_name(cfg->weights[p], name, sizeof name);
+        if (!file_hash(cfg->weights[p], &hash) ||
+            !runfile_add_player(rf, name, proto_engine_kind_name(PROTO_ENGINE_BUILTIN),
+                                cfg->weights[p], hash, &players[p], &err)) {
+            coord_log("%s", err.msg);
+            runfile_close(&rf, &err);
+            return NULL;
+        }
+    }
+    if (!runfile_flush(rf, &err)) {
+        coord_log("%s", err.msg);
+        runfile_close(&rf, &err);
+        return NULL;
+    }
+    coord_log("new run %s, run id %016" PRIx64, cfg->out, runfile_run_id(rf));
+    return rf;
+}
+
+static RunFile *resume_run(CoordConfig *cfg, const CoordGiven *given, uint16_t players[2])
+{
+    RunError err;
+    RunFile *rf = runfile_open_append(cfg->out, &err);
+    if (!rf) {
+        coord_log("%s", err.msg);
+        return NULL;
+    }
+    if (runfile_recovery_note(rf)[0])
+        coord_log("%s", runfile_recovery_note(rf));
+    CoordError cerr;
+    bool ok = coord_config_resume(cfg, given, runfile_config(rf), &cerr);
+    if (!ok)
+        coord_log("%s: %s", cfg->out, cerr.msg);
+    if (ok && runfile_player_count(rf) < 2) {
+        coord_log("%s: the run file has %u players, expected 2", cfg->out,
+                  runfile_player_count(rf));
+        ok = false;
+    }
+    ok = ok && check_weights(cfg);
+    if (!ok) {
+        runfile_close(&rf, &err);
+        return NULL;
+    }
+    players[0] = 0;
+    players[1] = 1;
+    coord_log("resuming run %s, run id %016" PRIx64 ": %" PRIu64 " games stored", cfg->out,
+              runfile_run_id(rf), runfile_game_count(rf));
+    return rf;
+}
+
+/* The schedule and the statistics from the games already in the file. */
+static void restore(RunFile *rf, Schedule *sched, CoordStats *stats)
+{
+    uint64_t n = runfile_game_count(rf);
+    for (uint64_t id = 0; id < n; id++) {
+        const RunGame *g = runfile_game(rf, id);
+        if (!g)
+            continue;
+        sched_restore_game(sched, g->pair_id, g->game_in_pair);
+        Outcome o = g->outcome > 0   ? OUTCOME_RED_WIN
+                    : g->outcome < 0 ? OUTCOME_BLACK_WIN
+                                     : OUTCOME_DRAW;
+        coord_stats_add(stats, o, (Reason)g->reason, g->plies, g->game_in_pair, 0, false);
+    }
+    sched_restore_end(sched, runfile_next_pair_id(rf));
+    if (n)
+        coord_log("%" PRIu64 " pairs complete, %" PRIu64 " to finish, next new pair %" PRIu64,
+                  sched->complete, sched->outstanding, sched->next_new);
+}
+
+static void summary(const CoordRun *run, const char *status, int workers)
+{
+    CoordStatsContext cx;
+    coord_run_stats_context(run, 0, &cx);
+    if (run->cfg->json) {
+        char extra[COORD_PATH_MAX * 2 + 256];
+        size_t n = 0;
+        snprintf(extra, sizeof extra,
+                 "\"status\":\"%s\",\"run_id\":\"%016" PRIx64 "\",\"out\":", status,
+                 runfile_run_id(run->rf));
+        n = strlen(extra);
+        coord_json_string(extra, sizeof extra, &n, runfile_path(run->rf));
+        snprintf(extra + n, sizeof extra - n, ",\"workers_seen\":%d", workers);
+        char *line = malloc(8192);
+        if (!line)
+            COORD_FATAL("out of memory");
+        coord_stats_json(run->stats, &cx, "summary", extra, true, line, 8192);
+        printf("%s\n", line);
+        free(line);
+    } else {
+        char text[4096];
+        coord_stats_summary_text(run->stats, &cx, text, sizeof text);
+        printf("chuhe-coordinator: run %s (run id %016" PRIx64 ") %s, %d workers seen\n%s",
+               runfile_path(run->rf), runfile_run_id(run->rf), status, workers, text);
+    }
+    fflush(stdout);
+}
+
+static int serve(int argc, char **argv)
+{
+    CoordConfig cfg;
+    CoordGiven given;
+    CoordError cerr;
+    coord_config_defaults(&cfg);
+    if (!coord_config_parse(&cfg, &given, argc, argv, &cerr)) {
+        fprintf(stderr, "chuhe-coordinator: %s\n", cerr.msg);
+        return 2;
+    }
+    uint16_t players[2];
+    bool exists = access(cfg.out, F_OK) == 0;
+    RunFile *rf = exists ? resume_run(&cfg, &given, players) : create_run(&cfg, &given, players);
+    if (!rf)
+        return 1;
+    /* Workers beat between moves only: a move must fit well inside the timeout. */
+    double longest_move = cfg.movetime / 1000.0;
+    if (cfg.movetime && cfg.heartbeat_timeout < 2 * longest_move + 5) {
+        cfg.heartbeat_timeout = 2 * longest_move + 5;
+        coord_log("note: --heartbeat-timeout raised to %.0f s for %d ms moves",
+                  cfg.heartbeat_timeout, cfg.movetime);
+    }
+    if (cfg.games % 2)
+        coord_log("note: %" PRIu64 " games is %" PRIu64 " whole pairs", cfg.games,
+                  sched_pairs_for_games(cfg.games));
+
+    Schedule sched;
+    SchedError serr;
+    CoordStats stats;
+    RunError err;
+    coord_stats_init(&stats, (double)time_now_ms() / 1000.0);
+    if (!sched_init(&sched, &cfg, &serr)) {
+        coord_log("%s", serr.msg);
+        runfile_close(&rf, &err);
+        return 1;
+    }
+    restore(rf, &sched, &stats);
+    CoordRun run = {&cfg, rf, &sched, &stats, {players[0], players[1]}};
+    int signo = 0, workers = 0;
+    ServeStatus st = coord_serve(&run, &signo, &workers);
+    const char *status = st == SERVE_COMPLETE      ? "complete"
+                         : st == SERVE_INTERRUPTED ? "interrupted"
+                                                   : "failed";
+    summary(&run, status, workers);
+    bool closed = runfile_close(&rf, &err);
+    if (!closed)
+        coord_log("%s", err.msg);
+    if (st == SERVE_INTERRUPTED)
+        coord_log("stopped by signal %d; the run file is closed: run again with --out %s to "
+                  "continue",
+                  signo, cfg.out);
+    sched_free(&sched);
+    if (!closed || st == SERVE_FAILED)
+        return 1;
+    return st == SERVE_INTERRUPTED ? 128 + signo : 0;
+}
+
+int main(int argc, char **argv)
+{
+    position_init(); /* every subcommand replays games */
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--version")) {
+        printf("chuhe-coordinator %s\n", CHUHE_VERSION);
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "export"))
+        return coord_tool_export(argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "verify"))
+        return coord_tool_verify(argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "run"))
+        return serve(argc - 2, argv + 2);
+    if (argc > 1 && argv[1][0] != '-') {
+        fprintf(stderr, "chuhe-coordinator: unknown command '%s' (see --help)\n", argv[1]);
+        return 2;
+    }
+    return serve(argc - 1, argv + 1);
+}

@@ -1,0 +1,319 @@
+/*
+ * The coordinator's own logic, without sockets or files: options and the stored run
+ * settings (JSON round trip, what a restart may and may not change), the schedule of
+ * game pairs (hand-out order, re-queueing, restore from stored games, adoption, drops,
+ * reproducible openings) and the statistics by colour and by player.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "coordinator/coord_config.h"
+#include "coordinator/coord_schedule.h"
+#include "coordinator/coord_stats.h"
+
+static char g_json[8192];
+
+static void parse_ok(CoordConfig *c, CoordGiven *g, int argc, const char **argv)
+{
+    CoordError err;
+    coord_config_defaults(c);
+    if (!coord_config_parse(c, g, argc, (char **)argv, &err))
+        fail_msg("parse: %s", err.msg);
+}
+
+/* ---- configuration ---------------------------------------------------------------- */
+
+static void test_config_defaults_and_parse(void **state)
+{
+    (void)state;
+    CoordConfig c;
+    CoordGiven g;
+    const char *argv[] = {"--games", "12",     "--depth=5", "--weights",
+                          "",        "--json", "--bind",    "tcp://127.0.0.1:*"};
+    parse_ok(&c, &g, 8, argv);
+    assert_int_equal(c.games, 12);
+    assert_int_equal(c.depth, 5);
+    assert_int_equal(c.nodes, 0);
+    assert_true(c.json);
+    assert_string_equal(c.bind, "tcp://127.0.0.1:*");
+    assert_int_equal(c.max_plies, COORD_DEFAULT_MAX_PLIES);
+    CoordError err;
+    assert_true(coord_config_finish_new(&c, &g, &err));
+    assert_int_equal(c.nodes, 0); /* a depth limit was given: no default node limit */
+
+    const char *none[] = {"--games", "4"};
+    parse_ok(&c, &g, 2, none);
+    assert_true(coord_config_finish_new(&c, &g, &err));
+    assert_int_equal(c.nodes, COORD_DEFAULT_NODES);
+}
+
+static void test_config_rejects(void **state)
+{
+    (void)state;
+    CoordConfig c;
+    CoordGiven g;
+    CoordError err;
+    const char *bad[][2] = {{"--games", "0"},     {"--nodes", "-3"}, {"--depth", "x"},
+                            {"--movetime", "5s"}, {"--nosuch", "1"}, {"--max-plies", "2000"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        coord_config_defaults(&c);
+        assert_false(coord_config_parse(&c, &g, 2, (char **)bad[i], &err));
+        assert_non_null(strstr(err.msg, bad[i][0]));
+    }
+    const char *missing[] = {"--games"};
+    coord_config_defaults(&c);
+    assert_false(coord_config_parse(&c, &g, 1, (char **)missing, &err));
+    const char *resign[] = {"--resign-moves", "3"};
+    parse_ok(&c, &g, 2, resign);
+    assert_false(coord_config_finish_new(&c, &g, &err));
+    assert_non_null(strstr(err.msg, "--resign-score"));
+}
+
+static void test_config_json_round_trip_and_resume(void **state)
+{
+    (void)state;
+    CoordConfig c, r;
+    CoordGiven g, rg;
+    CoordError err;
+    const char *argv[] = {
+        "--games",     "10",  "--nodes",      "700", "--seed",       "18446744073709551615",
+        "--max-plies", "150", "--draw-moves", "4",   "--draw-score", "15"};
+    parse_ok(&c, &g, 12, argv);
+    assert_true(coord_config_finish_new(&c, &g, &err));
+    assert_true(coord_config_to_json(&c, g_json, sizeof g_json));
+    assert_non_null(strstr(g_json, "\"seed\":18446744073709551615"));
+
+    /* nothing on the command line: every run setting comes back */
+    parse_ok(&r, &rg, 0, NULL);
+    assert_true(coord_config_resume(&r, &rg, g_json, &err));
+    assert_int_equal(r.games, 10);
+    assert_int_equal(r.nodes, 700);
+    assert_int_equal(r.seed, UINT64_MAX);
+    assert_int_equal(r.max_plies, 150);
+    assert_int_equal(r.draw_moves, 4);
+    assert_int_equal(r.draw_score, 15);
+
+    /* --games may change; session options stay the command line's */
+    const char *more[] = {"--games", "20", "--json", "--nodes", "700"};
+    parse_ok(&r, &rg, 5, more);
+    assert_true(coord_config_resume(&r, &rg, g_json, &err));
+    assert_int_equal(r.games, 20);
+    assert_true(r.json);
+
+    /* any other run setting must match */
+    const char *other[] = {"--nodes", "800"};
+    parse_ok(&r, &rg, 2, other);
+    assert_false(coord_config_resume(&r, &rg, g_json, &err));
+    assert_non_null(strstr(err.msg, "--nodes 800 differs"));
+
+    /* a config that is not ours */
+    parse_ok(&r, &rg, 0, NULL);
+    assert_false(coord_config_resume(&r, &rg, "{\"format\":\"x\"}", &err));
+    assert_false(
+        coord_config_resume(&r, &rg, "{\"format\":\"" COORD_CONFIG_FORMAT "\",\"zz\":1}", &err));
+    assert_non_null(strstr(err.msg, "zz"));
+    assert_false(coord_config_resume(&r, &rg, "not json", &err));
+}
+
+static void test_json_string_escapes(void **state)
+{
+    (void)state;
+    char buf[64];
+    size_t len = 0;
+    assert_true(coord_json_string(buf, sizeof buf, &len, "a\"b\\c\n"));
+    assert_string_equal(buf, "\"a\\\"b\\\\c\\u000a\"");
+    len = 0;
+    assert_false(coord_json_string(buf, 4, &len, "abcdef"));
+}
+
+/* ---- schedule --------------------------------------------------------------------- */
+
+static void sched_new(Schedule *s, uint64_t games)
+{
+    CoordConfig c;
+    CoordGiven g;
+    CoordError err;
+    SchedError serr;
+    parse_ok(&c, &g, 0, NULL);
+    c.games = games;
+    c.random_plies = 4;
+    assert_true(coord_config_finish_new(&c, &g, &err));
+    c.seed = 42; /* after finish_new, which draws a random one */
+    if (!sched_init(s, &c, &serr))
+        fail_msg("sched_init: %s", serr.msg);
+}
+
+static void test_schedule_hand_out_and_requeue(void **state)
+{
+    (void)state;
+    Schedule s;
+    uint64_t id;
+    sched_new(&s, 7); /* 4 pairs */
+    assert_int_equal(s.target, 4);
+    for (uint64_t want = 0; want < 4; want++) {
+        assert_true(sched_assign_next(&s, (int)want, 0, &id));
+        assert_int_equal(id, want);
+    }
+    assert_false(sched_assign_next(&s, 9, 0, &id)); /* all out */
+
+    sched_release(&s, 2); /* a silent worker: pair 2 goes first */
+    assert_int_equal(s.requeued, 1);
+    assert_true(sched_assign_next(&s, 5, 1, &id));
+    assert_int_equal(id, 2);
+    assert_int_equal(sched_pair(&s, 2)->worker, 5);
+
+    for (uint64_t p = 0; p < 4; p++) {
+        assert_false(sched_game_stored(&s, p, 1));
+        assert_false(sched_game_stored(&s, p, 1)); /* twice: no change */
+        assert_true(sched_game_stored(&s, p, 0));
+    }
+    assert_true(sched_finished(&s));
+    assert_int_equal(s.outstanding, 0);
+    assert_false(sched_assign_next(&s, 0, 2, &id));
+    sched_free(&s);
+}
+
+static void test_schedule_restore(void **state)
+{
+    (void)state;
+    Schedule s;
+    uint64_t id;
+    sched_new(&s, 10);
+    /* stored: pair 0 whole, pair 1 half, pair 3 whole; pair 2 handed out, never stored */
+    sched_restore_game(&s, 0, 0);
+    sched_restore_game(&s, 0, 1);
+    sched_restore_game(&s, 1, 1);
+    sched_restore_game(&s, 3, 0);
+    sched_restore_game(&s, 3, 1);
+    sched_restore_end(&s, 4);
+    assert_int_equal(s.complete, 2);
+    assert_int_equal(s.outstanding, 2);
+    assert_true(sched_assign_next(&s, 0, 0, &id));
+    assert_int_equal(id, 1);
+    assert_true(sched_assign_next(&s, 0, 0, &id));
+    assert_int_equal(id, 2);
+    assert_true(sched_assign_next(&s, 0, 0, &id));
+    assert_int_equal(id, 4); /* new ids continue after the stored ones */
+    assert_false(sched_pair(&s, 1)->stored & 1);
+    assert_true(sched_game_stored(&s, 1, 0));
+    sched_free(&s);
+}
+
+static void test_schedule_adopt_and_drop(void **state)
+{
+    (void)state;
+    Schedule s;
+    uint64_t id;
+    sched_new(&s, 8);
+    assert_null(sched_pair(&s, 2));
+    assert_true(sched_can_adopt(&s, 2));
+    sched_adopt(&s, 2, 7, 0);
+    assert_non_null(sched_pair(&s, 2));
+    assert_int_equal(s.outstanding, 1);
+    for (uint64_t want = 0; want < 4; want++) {
+        if (want == 2)
+            continue;
+        assert_true(sched_assign_next(&s, 0, 0, &id)); /* the adopted id is skipped */
+        assert_int_equal(id, want);
+    }
+    assert_false(sched_can_adopt(&s, 9)); /* every needed pair is out */
+
+    for (int i = 1; i < SCHED_MAX_REJECTS; i++)
+        assert_false(sched_game_rejected(&s, 1));
+    assert_true(sched_game_rejected(&s, 1));
+    assert_int_equal(sched_pair(&s, 1)->state, PAIR_DROPPED);
+    assert_int_equal(s.dropped, 1);
+    assert_true(sched_assign_next(&s, 0, 0, &id)); /* a replacement */
+    assert_int_equal(id, 4);
+
+    /* a dead worker gives back every pair it holds, the adopted one too */
+    assert_int_equal(sched_release_worker(&s, 7), 1);
+    assert_int_equal(sched_pair(&s, 2)->state, PAIR_QUEUED);
+    assert_int_equal(sched_release_worker(&s, 0), 3); /* 0, 3 and 4 */
+    assert_true(sched_assign_next(&s, 1, 0, &id));
+    assert_int_equal(id, 4); /* the last released comes first */
+    sched_free(&s);
+}
+
+static void test_schedule_openings_reproducible(void **state)
+{
+    (void)state;
+    Schedule a, b;
+    SchedError err;
+    sched_new(&a, 20);
+    sched_new(&b, 20);
+    for (uint64_t id = 0; id < 6; id++) {
+        const Opening *x = sched_opening(&a, id, &err);
+        const Opening *y = sched_opening(&b, id, &err);
+        if (!x)
+            fail_msg("%s", err.msg);
+        assert_non_null(y);
+        assert_int_equal(x->nmoves, 4);
+        assert_string_equal(x->fen, y->fen);
+        assert_memory_equal(x->moves, y->moves, sizeof x->moves[0] * (size_t)x->nmoves);
+    }
+    const Opening *p0 = sched_opening(&a, 0, &err), *p1 = sched_opening(&a, 1, &err);
+    assert_true(memcmp(p0->moves, p1->moves, sizeof p0->moves[0] * 4) != 0);
+    sched_free(&a);
+    sched_free(&b);
+}
+
+/* ---- statistics ------------------------------------------------------------------- */
+
+static void test_stats_by_colour_and_player(void **state)
+{
+    (void)state;
+    CoordStats st;
+    coord_stats_init(&st, 0);
+    coord_stats_add(&st, OUTCOME_RED_WIN, REASON_CHECKMATE, 50, 0, 1000, true); /* p0 wins */
+    coord_stats_add(&st, OUTCOME_RED_WIN, REASON_CHECKMATE, 60, 1, 1000, true); /* p1 wins */
+    coord_stats_add(&st, OUTCOME_BLACK_WIN, REASON_STALEMATE, 40, 1, 0, false); /* p0 wins */
+    coord_stats_add(&st, OUTCOME_DRAW, REASON_REPETITION, 30, 0, 0, true);
+    assert_int_equal(st.games, 4);
+    assert_int_equal(st.positions, 180);
+    assert_int_equal(st.session_games, 3);
+    assert_int_equal(st.red_wins, 2);
+    assert_int_equal(st.black_wins, 1);
+    assert_int_equal(st.draws, 1);
+    assert_int_equal(st.player[0][0], 2);
+    assert_int_equal(st.player[0][1], 1);
+    assert_int_equal(st.player[0][2], 1);
+    assert_int_equal(st.player[1][0], 1);
+    assert_int_equal(st.player[1][2], 2);
+    assert_int_equal(st.reasons[REASON_CHECKMATE], 2);
+
+    CoordStatsContext cx = {.pairs_done = 1, .pairs_target = 4, .workers = 2, .now = 10};
+    char buf[2048];
+    coord_stats_json(&st, &cx, "progress", "\"x\":1", true, buf, sizeof buf);
+    assert_non_null(strstr(buf, "{\"event\":\"progress\",\"x\":1,"));
+    assert_non_null(strstr(buf, "\"games\":4,"));
+    assert_non_null(strstr(buf, "\"players\":[{\"wins\":2,\"draws\":1,\"losses\":1}"));
+    assert_non_null(strstr(buf, "\"endings\":{\"checkmate\":2,"));
+    assert_int_equal(buf[strlen(buf) - 1], '}');
+    coord_stats_progress_text(&st, &cx, buf, sizeof buf);
+    assert_non_null(strstr(buf, "pairs 1/4"));
+    assert_non_null(strstr(buf, "red-draw-black 2-1-1"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_config_defaults_and_parse),
+        cmocka_unit_test(test_config_rejects),
+        cmocka_unit_test(test_config_json_round_trip_and_resume),
+        cmocka_unit_test(test_json_string_escapes),
+        cmocka_unit_test(test_schedule_hand_out_and_requeue),
+        cmocka_unit_test(test_schedule_restore),
+        cmocka_unit_test(test_schedule_adopt_and_drop),
+        cmocka_unit_test(test_schedule_openings_reproducible),
+        cmocka_unit_test(test_stats_by_colour_and_player),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

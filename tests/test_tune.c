@@ -1,0 +1,890 @@
+/*
+ * The tuner: the traced linear form reproduces the engine's evaluation and the check
+ * catches a wrong coefficient; the gradient equals finite differences of the loss; K is
+ * recovered from results drawn with a known K; labels, rounding, freezing; a checkpoint
+ * resumed gives bit for bit the run that was never stopped, and refuses other settings
+ * or a damaged file; loading run files follows the selection rules, is deterministic
+ * for a seed, removes duplicates across files, and rejects garbage, truncated and
+ * schema-mismatched files with the file named; quiescence resolution ends quiet; a
+ * match run is counted by pairs from one player's view.
+ *
+ * `test_tune --write-runfile PATH GAMES SEED` writes a small run file of real games and
+ * exits: tests/tune_mpi.sh uses it to make its data.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <hdf5.h>
+
+#include "coordinator/runfile.h"
+#include "engine.h"
+#include "game.h"
+#include "movegen.h"
+#include "opening.h"
+#include "tuning/comm.h"
+#include "tuning/dataset.h"
+#include "tuning/loader.h"
+#include "tuning/match.h"
+#include "tuning/model.h"
+#include "tuning/qresolve.h"
+#include "tuning/rng.h"
+#include "tuning/synth.h"
+#include "tuning/trace.h"
+#include "tuning/train.h"
+
+static char g_dir[64];
+static char g_run[128]; /* a run file of real games, written once */
+static Dataset g_synth; /* traced positions of random games, built once */
+
+enum { SYNTH_N = 3000, RUN_GAMES = 12 };
+
+/* ---- a run file of real games ------------------------------------------------------------ */
+
+/* Plays games pairs of node-limited self-play from seeded random openings and stores them;
+ * the two engines search different node counts so that the games of a pair differ. */
+static bool write_runfile(const char *path, int games, uint64_t seed, char *why, size_t size)
+{
+    Engine *e[2] = {engine_new(), engine_new()};
+    GameRecord *rec = malloc(2 * sizeof *rec);
+    RunError re;
+    RunFile *rf = NULL;
+    bool ok = e[0] && e[1] && rec;
+    if (ok && !(rf = runfile_create(path, "{\"test\":\"tune\"}", "test", &re))) {
+        snprintf(why, size, "%s", re.msg);
+        ok = false;
+    }
+    uint16_t id[2];
+    ok = ok && runfile_add_player(rf, "fast", "builtin", "", 0, &id[0], &re) &&
+         runfile_add_player(rf, "slow", "builtin", "", 0, &id[1], &re);
+    GamePlayer p[2];
+    memset(p, 0, sizeof p);
+    for (int i = 0; i < 2; i++) {
+        p[i].engine = e[i];
+        limits_clear(&p[i].limits);
+        p[i].limits.nodes = i ? 300 : 150;
+    }
+    GameSettings gs;
+    game_settings_default(&gs);
+    gs.max_plies = 160;
+    for (int pair = 0; ok && pair < (games + 1) / 2; pair++) {
+        Opening op;
+        OpeningError oe;
+        RandomOpeningSpec spec = {NULL, 6, NULL, 0, 0, 0};
+        GameError ge;
+        if (!opening_random(&op, &spec, seed * 1000 + (uint64_t)pair, NULL, &oe)) {
+            snprintf(why, size, "opening: %s", oe.msg);
+            ok = false;
+        } else if (game_play_pair(&p[0], &p[1], &op, &gs, 2 * (uint64_t)pair, rec, &ge) !=
+                   GAME_OK) {
+            snprintf(why, size, "game: %s", ge.msg);
+            ok = false;
+        }
+        for (int g = 0; ok && g < 2; g++)
+            if (!runfile_append_game(rf, &rec[g], (uint64_t)pair, (unsigned)g, g ? id[1] : id[0],
+                                     g ? id[0] : id[1], 0, NULL, &re)) {
+                snprintf(why, size, "%s", re.msg);
+                ok = false;
+            }
+    }
+    if (rf && !runfile_close(&rf, &re) && ok) {
+        snprintf(why, size, "%s", re.msg);
+        ok = false;
+    }
+    engine_free(&e[0]);
+    engine_free(&e[1]);
+    free(rec);
+    return ok;
+}
+
+/* ---- helpers ---------------------------------------------------------------------------- */
+
+static void path_in_dir(char *buf, size_t size, const char *name)
+{
+    snprintf(buf, size, "%s/%s", g_dir, name);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
+    assert_non_null(a);
+    assert_non_null(b);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, a)) > 0)
+        assert_int_equal(fwrite(buf, 1, n, b), n);
+    fclose(a);
+    assert_int_equal(fclose(b), 0);
+}
+
+static bool load_one(const char *path, const LoadOptions *o, Dataset *train, Dataset *valid,
+                     LoadStats *st, LoadError *err)
+{
+    const char *paths[1] = {path};
+    dataset_init(train);
+    dataset_init(valid);
+    return load_runfiles(comm_serial(), paths, 1, o, train, valid, st, err);
+}
+
+static LoadOptions default_load(void)
+{
+    LoadOptions o;
+    load_options_default(&o);
+    o.params = weights_default();
+    o.skip_plies = 4;
+    return o;
+}
+
+/* ---- trace -------------------------------------------------------------------------------- */
+
+typedef struct {
+    int seen, checked;
+    TracedPos *tp;
+    const EvalParams *params;
+} TraceCtx;
+
+static bool check_one(void *ctx, const Position *pos)
+{
+    TraceCtx *c = ctx;
+    c->seen++;
+    trace_position(pos, c->params, c->tp);
+    int8_t coef[EVAL_PARAM_NB];
+    for (int i = 0; i < c->tp->n; i++) {
+        assert_true(c->tp->coef[i] >= INT8_MIN && c->tp->coef[i] <= INT8_MAX);
+        coef[i] = (int8_t)c->tp->coef[i];
+    }
+    TraceMismatch m;
+    /* with integer weights the reconstruction is exact: tolerance 0 */
+    if (!trace_check(pos, c->params, c->tp->idx, coef, c->tp->n, c->tp->phase, 0, &m))
+        fail_msg("%s: engine %d, reconstruction %d", m.fen, m.engine, m.reconstructed);
+    Value e = evaluate(pos, c->params);
+    assert_int_equal(c->tp->eval, pos->side == RED ? e : -e);
+    c->checked++;
+    return true;
+}
+
+static void test_trace_reproduces_evaluate(void **state)
+{
+    (void)state;
+    Position *pos = malloc(sizeof *pos);
+    TracedPos *tp = malloc(sizeof *tp);
+    /* the built-in weights, and weights where every parameter differs (so that a term
+     * counted with the wrong sign or index cannot hide behind equal values) */
+    EvalParams odd = *weights_default();
+    Score *s = (Score *)&odd;
+    uint64_t r = 7;
+    for (int i = 0; i < EVAL_PARAM_NB; i++)
+        s[i] = S(score_mg(s[i]) + (int)(rng_next(&r) % 41) - 20,
+                 score_eg(s[i]) + (int)(rng_next(&r) % 41) - 20);
+    const EvalParams *sets[2] = {weights_default(), &odd};
+    for (int k = 0; k < 2; k++) {
+        TraceCtx c = {0, 0, tp, sets[k]};
+        uint64_t rng = 11 + (uint64_t)k;
+        for (int g = 0; g < 30; g++)
+            synth_game(pos, &rng, 160, check_one, &c);
+        assert_true(c.checked > 2000);
+    }
+    free(pos);
+    free(tp);
+}
+
+static void test_trace_check_catches_wrong_coefficient(void **state)
+{
+    (void)state;
+    Position pos;
+    PosError pe;
+    /* Red is a chariot up */
+    assert_true(pos_set_fen(
+        &pos, "rnbakabn1/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1", &pe));
+    TracedPos tp;
+    trace_position(&pos, weights_default(), &tp);
+    int8_t coef[EVAL_PARAM_NB];
+    for (int i = 0; i < tp.n; i++)
+        coef[i] = (int8_t)tp.coef[i];
+    assert_true(trace_check(&pos, weights_default(), tp.idx, coef, tp.n, tp.phase, 1, NULL));
+    /* the chariot count off by one */
+    int chariot = (int)(offsetof(EvalParams, material) / sizeof(Score)) + CHARIOT - ADVISOR;
+    int at = -1;
+    for (int i = 0; i < tp.n; i++)
+        if (tp.idx[i] == chariot)
+            at = i;
+    assert_true(at >= 0);
+    assert_int_equal(coef[at], 1);
+    coef[at] = 2;
+    TraceMismatch m;
+    assert_false(trace_check(&pos, weights_default(), tp.idx, coef, tp.n, tp.phase, 1, &m));
+    assert_true(m.reconstructed - m.engine > 500);
+    assert_non_null(strstr(m.fen, "rnbakabn1/"));
+    /* the tempo sign of the other side to move */
+    coef[at] = 1;
+    pos.side = BLACK;
+    assert_false(trace_check(&pos, weights_default(), tp.idx, coef, tp.n, tp.phase, 0, NULL));
+    /* a wrong phase */
+    pos.side = RED;
+    assert_false(trace_check(&pos, weights_default(), tp.idx, coef, tp.n, tp.phase - 6, 1, NULL));
+}
+
+/* ---- model -------------------------------------------------------------------------------- */
+
+static double full_loss(const Dataset *d, const double *w, double K)
+{
+    return model_pass(d, NULL, 0, w, K, NULL);
+}
+
+static void test_gradient_matches_finite_differences(void **state)
+{
+    (void)state;
+    Dataset *d = &g_synth;
+    model_set_labels(d, 1 / 170.0, 0.5);
+    double *w = malloc(MODEL_NW * sizeof *w), *g = calloc(MODEL_NW, sizeof *g);
+    model_from_params(weights_default(), w);
+    uint64_t r = 3;
+    for (int j = 0; j < MODEL_NW; j++)
+        w[j] += (double)(rng_next(&r) % 2001) / 100.0 - 10.0;
+    const double K = 1 / 170.0;
+    model_pass(d, NULL, 0, w, K, g);
+    /* every parameter some position uses, and some no position uses (gradient 0) */
+    int tested = 0, zero = 0;
+    for (int j = 0; j < MODEL_NW; j++) {
+        /* central differences at h and h/2, Richardson-extrapolated: error O(h^4) */
+        const double h = 0.2;
+        double keep = w[j], diff[2];
+        for (int k = 0; k < 2; k++) {
+            double step = k ? h / 2 : h;
+            w[j] = keep + step;
+            double up = full_loss(d, w, K);
+            w[j] = keep - step;
+            double down = full_loss(d, w, K);
+            diff[k] = (up - down) / (2 * step);
+        }
+        w[j] = keep;
+        double fd = (4 * diff[1] - diff[0]) / 3;
+        double scale = fabs(fd) > fabs(g[j]) ? fabs(fd) : fabs(g[j]);
+        if (g[j] == 0) {
+            assert_true(fabs(fd) < 1e-12);
+            zero++;
+            continue;
+        }
+        if (fabs(g[j] - fd) > 1e-6 * scale + 1e-12)
+            fail_msg("weight %d: analytic %.12g, finite difference %.12g", j, g[j], fd);
+        tested++;
+    }
+    assert_true(tested > 400);
+    assert_true(zero > 0);
+    /* a pass over an explicit subset equals the pass over the whole set */
+    uint32_t *all = malloc(d->n * sizeof *all);
+    for (uint64_t i = 0; i < d->n; i++)
+        all[i] = (uint32_t)i;
+    double *g2 = calloc(MODEL_NW, sizeof *g2);
+    assert_true(fabs(model_pass(d, all, d->n, w, K, g2) - full_loss(d, w, K)) < 1e-9);
+    for (int j = 0; j < MODEL_NW; j++)
+        assert_true(fabs(g2[j] - g[j]) <= 1e-12 * (fabs(g[j]) + 1e-300) + 1e-18);
+    /* the model's evaluation under integer weights is the engine's, up to the taper's
+     * integer division */
+    double w0[MODEL_NW];
+    model_from_params(weights_default(), w0);
+    for (uint64_t i = 0; i < d->n; i += 7) {
+        Value rec = trace_reconstruct(weights_default(), d->idx + d->start[i],
+                                      d->coef + d->start[i], dataset_count(d, i), d->phase[i]);
+        assert_true(fabs(model_eval(d, i, w0) - rec) < 1.0);
+    }
+    free(all);
+    free(g2);
+    free(w);
+    free(g);
+}
+
+/* Positions with one coefficient c in -127..127 of a 10-point parameter (eval 10 c, pure
+ * midgame) and results drawn with expected score sigmoid(K0 * eval). */
+static void test_k_recovered(void **state)
+{
+    (void)state;
+    const double K0 = 1 / 160.0;
+    Dataset d;
+    dataset_init(&d);
+    uint64_t r = 99;
+    uint16_t idx[1] = {0};
+    for (int i = 0; i < 200000; i++) {
+        int8_t c = (int8_t)((int)(rng_next(&r) % 255) - 127);
+        double p = model_sigmoid(K0 * 10 * c), u = rng_unit(rng_next(&r));
+        double draw = 0.4 * (p < 1 - p ? p : 1 - p);
+        int result = u < p - draw / 2 ? 1 : u < p + draw / 2 ? 0 : -1;
+        assert_true(dataset_add(&d, idx, &c, 1, PHASE_MAX, 0, result, (uint32_t)i));
+    }
+    double w[MODEL_NW] = {0};
+    w[0] = 10;
+    const Dataset *sets[1] = {&d};
+    double K = model_fit_k(comm_serial(), sets, 1, w);
+    if (fabs(K / K0 - 1) > 0.03)
+        fail_msg("K %.6g, expected %.6g", K, K0);
+    /* and from real positions, whose results follow sigmoid(k * eval) by construction */
+    const Dataset *real[1] = {&g_synth};
+    double w0[MODEL_NW];
+    model_from_params(weights_default(), w0);
+    double Kr = model_fit_k(comm_serial(), real, 1, w0);
+    if (fabs(Kr * 170 - 1) > 0.25)
+        fail_msg("K %.6g from traced positions, expected about %.6g", Kr, 1 / 170.0);
+    dataset_free(&d);
+}
+
+static void test_labels_and_rounding(void **state)
+{
+    (void)state;
+    Dataset d;
+    dataset_init(&d);
+    uint16_t idx[1] = {0};
+    int8_t c[1] = {1};
+    assert_true(dataset_add(&d, idx, c, 1, 10, 200, 1, 1));
+    assert_true(dataset_add(&d, idx, c, 1, 10, -300, -1, 2));
+    assert_true(dataset_add(&d, idx, c, 1, 10, 0, 0, 3));
+    model_set_labels(&d, 0.01, 0);
+    assert_true(fabs(d.label[0] - 1) < 1e-7 && fabs(d.label[1]) < 1e-7 &&
+                fabs(d.label[2] - 0.5) < 1e-7);
+    model_set_labels(&d, 0.01, 1);
+    assert_true(fabs(d.label[0] - model_sigmoid(2)) < 1e-6);
+    assert_true(fabs(d.label[1] - model_sigmoid(-3)) < 1e-6);
+    model_set_labels(&d, 0.01, 0.25);
+    assert_true(fabs(d.label[0] - (0.25 * model_sigmoid(2) + 0.75)) < 1e-6);
+    dataset_free(&d);
+
+    double w[MODEL_NW] = {0};
+    w[0] = 2.5, w[1] = -2.5, w[2] = 2.4999, w[3] = -0.5, w[4] = 40000, w[5] = -1e9;
+    EvalParams p;
+    model_to_params(w, &p);
+    const Score *s = (const Score *)&p;
+    assert_int_equal(score_mg(s[0]), 3);
+    assert_int_equal(score_eg(s[0]), -3);
+    assert_int_equal(score_mg(s[1]), 2);
+    assert_int_equal(score_eg(s[1]), -1);
+    assert_int_equal(score_mg(s[2]), 30000);
+    assert_int_equal(score_eg(s[2]), -30000);
+    double back[MODEL_NW];
+    model_from_params(weights_default(), back);
+    model_to_params(back, &p);
+    assert_memory_equal(&p, weights_default(), sizeof p);
+}
+
+static void test_dataset_memory_and_filter(void **state)
+{
+    (void)state;
+    double per = (double)dataset_bytes(&g_synth) / (double)g_synth.n;
+    assert_true(per < 200);
+    Dataset d;
+    dataset_init(&d);
+    for (uint64_t i = 0; i < g_synth.n; i++)
+        assert_true(dataset_add(&d, g_synth.idx + g_synth.start[i], g_synth.coef + g_synth.start[i],
+                                dataset_count(&g_synth, i), g_synth.phase[i], g_synth.score[i],
+                                g_synth.result[i], g_synth.uid[i]));
+    uint8_t *keep = malloc(d.n);
+    for (uint64_t i = 0; i < d.n; i++)
+        keep[i] = i % 3 == 1;
+    dataset_filter(&d, keep);
+    assert_int_equal(d.n, g_synth.n / 3 + (g_synth.n % 3 == 2));
+    for (uint64_t i = 0; i < d.n; i++) {
+        uint64_t j = 3 * i + 1;
+        assert_int_equal(dataset_count(&d, i), dataset_count(&g_synth, j));
+        assert_memory_equal(d.idx + d.start[i], g_synth.idx + g_synth.start[j],
+                            (size_t)dataset_count(&d, i) * sizeof *d.idx);
+        assert_memory_equal(d.coef + d.start[i], g_synth.coef + g_synth.start[j],
+                            (size_t)dataset_count(&d, i));
+        assert_int_equal(d.uid[i], g_synth.uid[j]);
+        assert_int_equal(d.phase[i], g_synth.phase[j]);
+    }
+    assert_int_equal(dataset_bytes(&d), (d.n + 1) * 8 + d.n * 12 + d.nent * 3);
+    free(keep);
+    dataset_free(&d);
+}
+
+/* ---- training ----------------------------------------------------------------------------- */
+
+/* The synthetic set split in two: training and validation. */
+static void split_synth(Dataset *train, Dataset *valid)
+{
+    dataset_init(train);
+    dataset_init(valid);
+    for (uint64_t i = 0; i < g_synth.n; i++)
+        assert_true(dataset_add(i % 5 ? train : valid, g_synth.idx + g_synth.start[i],
+                                g_synth.coef + g_synth.start[i], dataset_count(&g_synth, i),
+                                g_synth.phase[i], g_synth.score[i], g_synth.result[i],
+                                g_synth.uid[i]));
+    model_set_labels(train, 1 / 170.0, 0.5);
+    model_set_labels(valid, 1 / 170.0, 0.5);
+}
+
+static TrainState *run_epochs(const TrainOptions *o, TrainState *s, int upto, const Dataset *train,
+                              const Dataset *valid)
+{
+    uint32_t *perm = malloc((train->n + 1) * sizeof *perm);
+    while (s->epoch < upto && !s->stopped)
+        assert_true(train_epoch(comm_serial(), o, s, train, valid, perm));
+    free(perm);
+    return s;
+}
+
+static void resume_case(uint64_t batch)
+{
+    Dataset train, valid;
+    split_synth(&train, &valid);
+    TrainOptions o;
+    train_options_default(&o);
+    o.batch = batch;
+    o.lr = 2;
+    o.patience = 0;
+    double w0[MODEL_NW];
+    model_from_params(weights_default(), w0);
+    const char *cfg = "test config";
+    uint64_t dh = dataset_hash(&train);
+
+    TrainState *a = train_new(&o, w0, 1 / 170.0, train.n, valid.n);
+    run_epochs(&o, a, 6, &train, &valid);
+
+    char path[128], err[512];
+    path_in_dir(path, sizeof path, "resume.ckpt");
+    TrainState *b = train_new(&o, w0, 1 / 170.0, train.n, valid.n);
+    run_epochs(&o, b, 3, &train, &valid);
+    if (!train_save(path, b, cfg, dh, err, sizeof err))
+        fail_msg("%s", err);
+    train_free(&b);
+    TrainState *c = train_load(path, cfg, dh, err, sizeof err);
+    if (!c)
+        fail_msg("%s", err);
+    assert_int_equal(c->epoch, 3);
+    assert_int_equal(c->nhist, 3);
+    run_epochs(&o, c, 6, &train, &valid);
+    assert_memory_equal(a->w, c->w, sizeof a->w);
+    assert_memory_equal(a->m, c->m, sizeof a->m);
+    assert_memory_equal(a->v, c->v, sizeof a->v);
+    assert_memory_equal(a->best_w, c->best_w, sizeof a->best_w);
+    assert_int_equal(a->step, c->step);
+    assert_int_equal(a->rng, c->rng);
+    for (int i = 0; i < 6; i++) {
+        assert_true(a->hist[i].train_loss == c->hist[i].train_loss);
+        assert_true(a->hist[i].valid_loss == c->hist[i].valid_loss);
+    }
+    /* training lowers the training loss */
+    assert_true(a->hist[5].train_loss < a->hist[0].train_loss);
+    if (batch)
+        assert_true(a->step > 6);
+    else
+        assert_int_equal(a->step, 6);
+    train_free(&a);
+    train_free(&c);
+    dataset_free(&train);
+    dataset_free(&valid);
+}
+
+static void test_resume_full_batch(void **state)
+{
+    (void)state;
+    resume_case(0);
+}
+
+static void test_resume_mini_batch(void **state)
+{
+    (void)state;
+    resume_case(500);
+}
+
+static void test_checkpoint_refusals(void **state)
+{
+    (void)state;
+    TrainOptions o;
+    train_options_default(&o);
+    double w0[MODEL_NW] = {0};
+    TrainState *s = train_new(&o, w0, 0.01, 10, 0);
+    char path[128], err[512];
+    path_in_dir(path, sizeof path, "refuse.ckpt");
+    assert_true(train_save(path, s, "lr=1", 42, err, sizeof err));
+    train_free(&s);
+    assert_null(train_load(path, "lr=2", 42, err, sizeof err));
+    assert_non_null(strstr(err, "other settings"));
+    assert_non_null(strstr(err, "lr=1"));
+    assert_null(train_load(path, "lr=1", 43, err, sizeof err));
+    assert_non_null(strstr(err, "other positions"));
+    /* one flipped byte */
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    fseek(f, 100, SEEK_SET);
+    int ch = fgetc(f);
+    fseek(f, 100, SEEK_SET);
+    fputc(ch ^ 1, f);
+    fclose(f);
+    assert_null(train_load(path, "lr=1", 42, err, sizeof err));
+    assert_non_null(strstr(err, "damaged"));
+    char other[128];
+    path_in_dir(other, sizeof other, "missing.ckpt");
+    assert_null(train_load(other, "lr=1", 42, err, sizeof err));
+    assert_non_null(strstr(err, "missing.ckpt"));
+}
+
+static void test_freeze_and_early_stop(void **state)
+{
+    (void)state;
+    Dataset train, valid;
+    split_synth(&train, &valid);
+    TrainOptions o;
+    train_options_default(&o);
+    o.lr = 5;
+    o.patience = 2;
+    const EvalTermInfo *mat = &EVAL_TERM_INFO[EVAL_TERM_material];
+    int first = (int)(mat->offset / sizeof(Score));
+    for (int i = 0; i < mat->count; i++)
+        o.frozen[first + i] = 1;
+    double w0[MODEL_NW];
+    model_from_params(weights_default(), w0);
+    TrainState *s = train_new(&o, w0, 1 / 170.0, train.n, valid.n);
+    run_epochs(&o, s, 400, &train, &valid);
+    for (int i = 0; i < mat->count; i++) {
+        assert_true(s->w[2 * (first + i)] == w0[2 * (first + i)]);
+        assert_true(s->w[2 * (first + i) + 1] == w0[2 * (first + i) + 1]);
+    }
+    /* a tiny training set overfits at a large step: the validation loss turns and the
+     * run stops with the best weights kept */
+    assert_true(s->stopped);
+    assert_true(s->epoch < 400);
+    assert_int_equal(s->bad_epochs, 2);
+    assert_int_equal(s->best_epoch, s->epoch - 2);
+    assert_true(s->best_loss == s->hist[s->best_epoch - 1].valid_loss);
+    train_free(&s);
+    dataset_free(&train);
+    dataset_free(&valid);
+}
+
+/* ---- loading run files -------------------------------------------------------------------- */
+
+static void test_load_selection(void **state)
+{
+    (void)state;
+    LoadOptions o = default_load();
+    o.dedup = false;
+    o.valid_frac = 0;
+    Dataset train, valid;
+    LoadStats st;
+    LoadError err;
+    if (!load_one(g_run, &o, &train, &valid, &st, &err))
+        fail_msg("%s", err.msg);
+    RunError re;
+    RunFile *rf = runfile_open_read(g_run, &re);
+    assert_non_null(rf);
+    uint64_t rows = runfile_position_count(rf), games = runfile_game_count(rf);
+    RunPosition *all = malloc(rows * sizeof *all);
+    assert_true(runfile_read_positions(rf, 0, rows, all, &re));
+    runfile_close(&rf, &re);
+    assert_int_equal(st.rows, rows);
+    assert_int_equal(st.games, games);
+    /* the counts of an independent reading of the rows */
+    uint64_t early = 0, check = 0, capt = 0, big = 0, open = 0, ok = 0;
+    for (uint64_t i = 0; i < rows; i++) {
+        const RunPosition *r = &all[i];
+        int to = r->best != MOVE_NONE ? move_to(r->best) : -1;
+        bool best_capt = to >= 0 && ((r->board.b[to / 2] >> (to & 1 ? 4 : 0)) & 15);
+        if (r->ply < o.skip_plies)
+            early++;
+        else if (r->flags & RECORD_FLAG_OPENING)
+            open++;
+        else if (r->flags & RECORD_FLAG_IN_CHECK)
+            check++;
+        else if (abs(r->score) > o.max_score)
+            big++;
+        else if ((r->flags & RECORD_FLAG_CAPTURE) || best_capt)
+            capt++;
+        else
+            ok++;
+    }
+    assert_int_equal(st.early, early);
+    assert_int_equal(st.opening, open);
+    assert_int_equal(st.in_check, check);
+    assert_int_equal(st.big_score, big);
+    assert_int_equal(st.capture, capt);
+    assert_int_equal(st.eligible, ok);
+    assert_int_equal(st.train, ok);
+    assert_int_equal(st.valid, 0);
+    assert_true(ok > 200);
+    assert_true(st.checked >= ok);
+    free(all);
+
+    /* scores and results are stored from Red's view; the labels follow */
+    int decided = 0;
+    for (uint64_t i = 0; i < train.n; i++) {
+        assert_true(train.result[i] >= -1 && train.result[i] <= 1);
+        decided += train.result[i] != 0;
+    }
+    assert_true(decided > 0);
+    dataset_free(&train);
+    dataset_free(&valid);
+
+    /* at most k per game; the same seed gives the same sample, another seed another */
+    o.per_game = 3;
+    o.valid_frac = 0.3;
+    Dataset t2, v2, t3, v3;
+    LoadStats s2, s3;
+    assert_true(load_one(g_run, &o, &t2, &v2, &s2, &err));
+    assert_true(s2.sampled <= 3 * games);
+    assert_int_equal(s2.train + s2.valid, s2.sampled);
+    assert_true(s2.valid > 0 && s2.train > 0);
+    assert_true(load_one(g_run, &o, &t3, &v3, &s3, &err));
+    assert_int_equal(dataset_hash(&t2), dataset_hash(&t3));
+    assert_int_equal(dataset_hash(&v2), dataset_hash(&v3));
+    dataset_free(&t3);
+    dataset_free(&v3);
+    o.seed = 2;
+    assert_true(load_one(g_run, &o, &t3, &v3, &s3, &err));
+    assert_true(dataset_hash(&t2) != dataset_hash(&t3));
+    dataset_free(&t2);
+    dataset_free(&v2);
+    dataset_free(&t3);
+    dataset_free(&v3);
+
+    /* qresolve keeps positions with captures and moves some of them */
+    o = default_load();
+    o.qresolve = true;
+    o.dedup = false;
+    assert_true(load_one(g_run, &o, &t2, &v2, &s2, &err));
+    assert_int_equal(s2.capture, 0);
+    assert_int_equal(s2.eligible, ok + capt);
+    assert_true(s2.resolved > 0);
+    dataset_free(&t2);
+    dataset_free(&v2);
+}
+
+static void test_load_dedup_across_files(void **state)
+{
+    (void)state;
+    char copy[128];
+    path_in_dir(copy, sizeof copy, "copy.h5");
+    copy_file(g_run, copy);
+    LoadOptions o = default_load();
+    Dataset t1, v1, t2, v2;
+    LoadStats s1, s2;
+    LoadError err;
+    if (!load_one(g_run, &o, &t1, &v1, &s1, &err))
+        fail_msg("%s", err.msg);
+    const char *paths[2] = {g_run, copy};
+    dataset_init(&t2);
+    dataset_init(&v2);
+    if (!load_runfiles(comm_serial(), paths, 2, &o, &t2, &v2, &s2, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(s2.rows, 2 * s1.rows);
+    assert_int_equal(s2.train + s2.valid, s1.train + s1.valid);
+    /* duplicates: those of each file, and every kept position of the first file again */
+    assert_int_equal(s2.duplicates, 2 * s1.duplicates + s1.train + s1.valid);
+    /* the first file's copy of each position is the one kept */
+    assert_int_equal(dataset_hash(&t1), dataset_hash(&t2));
+    dataset_free(&t1);
+    dataset_free(&v1);
+    dataset_free(&t2);
+    dataset_free(&v2);
+
+    uint64_t keys[6] = {5, 7, 5, 9, 7, 5}, places[6] = {10, 11, 3, 4, 20, 12};
+    uint8_t keep[6];
+    assert_true(load_dedup(comm_serial(), keys, places, 6, keep));
+    const uint8_t want[6] = {0, 1, 1, 1, 0, 0};
+    assert_memory_equal(keep, want, 6);
+}
+
+static void expect_refused(const char *path, const char *needle)
+{
+    LoadOptions o = default_load();
+    Dataset t, v;
+    LoadStats st;
+    LoadError err;
+    assert_false(load_one(path, &o, &t, &v, &st, &err));
+    if (!strstr(err.msg, path) || (needle && !strstr(err.msg, needle)))
+        fail_msg("message '%s' should name %s and say '%s'", err.msg, path, needle ? needle : "");
+    dataset_free(&t);
+    dataset_free(&v);
+}
+
+static void test_bad_files_rejected(void **state)
+{
+    (void)state;
+    char path[128];
+    /* not HDF5 at all */
+    path_in_dir(path, sizeof path, "garbage.h5");
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    for (int i = 0; i < 5000; i++)
+        fputc((i * 131) & 255, f);
+    fclose(f);
+    expect_refused(path, NULL);
+    /* missing */
+    path_in_dir(path, sizeof path, "missing.h5");
+    expect_refused(path, NULL);
+    /* truncated to half */
+    path_in_dir(path, sizeof path, "half.h5");
+    copy_file(g_run, path);
+    long size;
+    f = fopen(g_run, "rb");
+    fseek(f, 0, SEEK_END);
+    size = ftell(f);
+    fclose(f);
+    assert_int_equal(truncate(path, size / 2), 0);
+    expect_refused(path, NULL);
+    /* another schema version */
+    path_in_dir(path, sizeof path, "schema.h5");
+    copy_file(g_run, path);
+    hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(file >= 0);
+    hid_t a = H5Aopen(file, "schema_version", H5P_DEFAULT);
+    assert_true(a >= 0);
+    uint32_t v = 99;
+    assert_true(H5Awrite(a, H5T_NATIVE_UINT32, &v) >= 0);
+    H5Aclose(a);
+    H5Fclose(file);
+    expect_refused(path, "schema version");
+    /* position rows overwritten in the middle of the file: a checksum or a row check */
+    path_in_dir(path, sizeof path, "damaged.h5");
+    copy_file(g_run, path);
+    f = fopen(path, "r+b");
+    fseek(f, size / 2, SEEK_SET);
+    for (int i = 0; i < 4096; i++)
+        fputc(0x5a, f);
+    fclose(f);
+    expect_refused(path, NULL);
+}
+
+/* ---- quiescence --------------------------------------------------------------------------- */
+
+static bool resolve_one(void *ctx, const Position *pos)
+{
+    int *count = ctx;
+    Position p;
+    pos_copy(&p, pos);
+    int plies = qresolve(&p, weights_default());
+    if (plies) {
+        (*count)++;
+        Position again;
+        pos_copy(&again, &p);
+        assert_int_equal(qresolve(&again, weights_default()), 0);
+    }
+    assert_true(plies <= QRESOLVE_MAX_PLIES);
+    return true;
+}
+
+static void test_qresolve(void **state)
+{
+    (void)state;
+    Position pos;
+    PosError pe;
+    /* Black's chariot on e5 hangs to Red's chariot on e0 */
+    assert_true(pos_set_fen(&pos, "5k3/9/9/9/4r4/9/9/9/9/3KR4 w - - 0 1", &pe));
+    assert_int_equal(qresolve(&pos, weights_default()), 1);
+    assert_int_equal(pos_piece_on(&pos, sq_make(4, 5)), R_CHARIOT);
+    /* nothing to take: unchanged */
+    assert_true(pos_set_fen(&pos, START_FEN, &pe));
+    assert_int_equal(qresolve(&pos, weights_default()), 0);
+    /* a resolved position resolves to itself */
+    Position *scratch = malloc(sizeof *scratch);
+    uint64_t rng = 5;
+    int count = 0;
+    for (int g = 0; g < 6; g++)
+        synth_game(scratch, &rng, 120, resolve_one, &count);
+    assert_true(count > 10);
+    free(scratch);
+}
+
+/* ---- match statistics -------------------------------------------------------------------- */
+
+static void test_match_report(void **state)
+{
+    (void)state;
+    /* the test run: 6 pairs, the same two players in every game */
+    StatsCounts c;
+    int me;
+    MatchError err;
+    assert_true(match_count(g_run, "slow", &c, &me, &err));
+    assert_int_equal(me, 1);
+    assert_int_equal(stats_pairs(&c), 6);
+    assert_int_equal(stats_games(&c), 12);
+    StatsCounts fast;
+    assert_true(match_count(g_run, NULL, &fast, &me, &err));
+    assert_int_equal(me, 0);
+    /* one player's wins are the other's losses, pair by pair */
+    for (int i = 0; i < STATS_PENTA_NB; i++)
+        assert_int_equal(c.penta[i], fast.penta[STATS_PENTA_NB - 1 - i]);
+    assert_int_equal(c.tri[STATS_WIN], fast.tri[STATS_LOSS]);
+    assert_int_equal(c.tri[STATS_DRAW], fast.tri[STATS_DRAW]);
+
+    char out[4096];
+    SprtParams sp;
+    sprt_params_default(&sp);
+    FILE *f = fmemopen(out, sizeof out, "w");
+    assert_int_equal(match_report(g_run, "slow", &sp, f, stderr), 0);
+    fclose(f);
+    assert_non_null(strstr(out, "player 1 (slow)"));
+    assert_non_null(strstr(out, "Elo "));
+    assert_non_null(strstr(out, "LLR "));
+    f = fmemopen(out, sizeof out, "w");
+    assert_int_equal(match_report(g_run, "nobody", NULL, stdout, f), 1);
+    fclose(f);
+    assert_non_null(strstr(out, "no player named 'nobody'"));
+}
+
+/* ---- set-up ------------------------------------------------------------------------------ */
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(g_dir, sizeof g_dir, "/tmp/chuhe-tune-test-XXXXXX");
+    if (!mkdtemp(g_dir))
+        return -1;
+    position_init();
+    dataset_init(&g_synth);
+    if (!synth_positions(&g_synth, SYNTH_N, 17, weights_default(), 1 / 170.0))
+        return -1;
+    dataset_trim(&g_synth);
+    path_in_dir(g_run, sizeof g_run, "run.h5");
+    char why[600];
+    if (!write_runfile(g_run, RUN_GAMES, 1, why, sizeof why)) {
+        fprintf(stderr, "test_tune: cannot write %s: %s\n", g_run, why);
+        return -1;
+    }
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    dataset_free(&g_synth);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 5 && !strcmp(argv[1], "--write-runfile")) {
+        position_init();
+        char why[600];
+        if (!write_runfile(argv[2], atoi(argv[3]), strtoull(argv[4], NULL, 10), why, sizeof why)) {
+            fprintf(stderr, "test_tune: %s: %s\n", argv[2], why);
+            return 1;
+        }
+        return 0;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_trace_reproduces_evaluate),
+        cmocka_unit_test(test_trace_check_catches_wrong_coefficient),
+        cmocka_unit_test(test_gradient_matches_finite_differences),
+        cmocka_unit_test(test_k_recovered),
+        cmocka_unit_test(test_labels_and_rounding),
+        cmocka_unit_test(test_dataset_memory_and_filter),
+        cmocka_unit_test(test_resume_full_batch),
+        cmocka_unit_test(test_resume_mini_batch),
+        cmocka_unit_test(test_checkpoint_refusals),
+        cmocka_unit_test(test_freeze_and_early_stop),
+        cmocka_unit_test(test_load_selection),
+        cmocka_unit_test(test_load_dedup_across_files),
+        cmocka_unit_test(test_bad_files_rejected),
+        cmocka_unit_test(test_qresolve),
+        cmocka_unit_test(test_match_report),
+    };
+    return cmocka_run_group_tests_name("tune", tests, setup, teardown);
+}

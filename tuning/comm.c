@@ -1,0 +1,68 @@
+#include "comm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool serial_f64(Comm *c, double *buf, size_t n)
+{
+    (void)c, (void)buf, (void)n;
+    return true;
+}
+
+static bool serial_u64(Comm *c, uint64_t *buf, size_t n)
+{
+    (void)c, (void)buf, (void)n;
+    return true;
+}
+
+static bool serial_bcast(Comm *c, void *buf, size_t n, int root)
+{
+    (void)c, (void)buf, (void)n, (void)root;
+    return true;
+}
+
+static bool serial_exchange(Comm *c, const uint64_t *send, const uint64_t *counts, uint64_t **recv,
+                            uint64_t *recv_counts)
+{
+    (void)c;
+    size_t n = (size_t)counts[0];
+    *recv = malloc(n ? n * sizeof **recv : 1);
+    if (!*recv)
+        return false;
+    if (n)
+        memcpy(*recv, send, n * sizeof **recv);
+    recv_counts[0] = counts[0];
+    return true;
+}
+
+Comm *comm_serial(void)
+{
+    static Comm c = {0, 1, serial_f64, serial_u64, serial_f64, serial_bcast, serial_exchange, NULL};
+    return &c;
+}
+
+bool comm_all_ok(Comm *c, bool ok)
+{
+    uint64_t bad = ok ? 0 : 1;
+    if (!comm_sum_u64(c, &bad, 1))
+        return false;
+    return bad == 0;
+}
+
+bool comm_agree(Comm *c, bool ok, char *msg, size_t size)
+{
+    /* the lowest failing rank has the highest size - rank */
+    double who = ok ? 0 : (double)(c->size - c->rank);
+    if (!comm_max_f64(c, &who, 1)) {
+        snprintf(msg, size, "MPI: a collective failed");
+        return false;
+    }
+    if (who == 0)
+        return true;
+    int root = c->size - (int)who;
+    if (!comm_bcast(c, msg, size, root))
+        snprintf(msg, size, "MPI: a collective failed");
+    msg[size - 1] = '\0';
+    return false;
+}

@@ -1,0 +1,457 @@
+#include "loader.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qresolve.h"
+#include "record.h"
+#include "rng.h"
+#include "coordinator/runfile.h"
+#include "trace.h"
+#include "weights.h"
+
+/* Rows per hyperslab read: 8192 x 72 bytes. */
+enum { READ_BLOCK = 8192, TRACE_TOLERANCE = 1 };
+
+void load_options_default(LoadOptions *o)
+{
+    memset(o, 0, sizeof *o);
+    o->skip_plies = 16;
+    o->max_score = 2000;
+    o->per_game = 0;
+    o->dedup = true;
+    o->valid_frac = 0.1;
+    o->seed = 1;
+    o->check = 10000;
+}
+
+/* Keys and places of the positions of one set, in the set's order. */
+typedef struct {
+    uint64_t *key, *place;
+    uint64_t n, cap;
+} KeyList;
+
+typedef struct {
+    Comm *comm;
+    const LoadOptions *opt;
+    Dataset *set[2]; /* train, valid */
+    KeyList keys[2];
+    LoadStats st;
+    Position *pos;
+    TracedPos *tp;
+    int8_t coef8[EVAL_PARAM_NB];
+    RunPosition *rows;
+    RunPosition game_rows[RECORD_MAX_PLIES];
+    uint64_t game_row_no[RECORD_MAX_PLIES];
+    uint64_t check_quota;
+    LoadError *err;
+} Loader;
+
+static bool fail(LoadError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool fail(LoadError *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static bool keys_push(KeyList *k, uint64_t key, uint64_t place)
+{
+    if (k->n == k->cap) {
+        uint64_t cap = k->cap < 1024 ? 1024 : k->cap + k->cap / 2;
+        uint64_t *a = realloc(k->key, cap * sizeof *a);
+        if (!a)
+            return false;
+        k->key = a;
+        uint64_t *b = realloc(k->place, cap * sizeof *b);
+        if (!b)
+            return false;
+        k->place = b;
+        k->cap = cap;
+    }
+    k->key[k->n] = key;
+    k->place[k->n] = place;
+    k->n++;
+    return true;
+}
+
+static void keys_free(KeyList *k)
+{
+    free(k->key);
+    free(k->place);
+    memset(k, 0, sizeof *k);
+}
+
+/* Traces one selected row (qresolve first if asked) into its set. */
+static bool take(Loader *L, const char *path, uint64_t file, const RunPosition *r, uint64_t row,
+                 int set)
+{
+    const LoadOptions *o = L->opt;
+    PosError pe;
+    if (!record_unpack(&r->board, L->pos, &pe))
+        return fail(L->err, "%s: /positions row %llu: %s", path, (unsigned long long)row, pe.msg);
+    if (o->qresolve) {
+        int plies = qresolve(L->pos, o->params);
+        if (plies) {
+            L->st.resolved++;
+            L->st.resolved_plies += (uint64_t)plies;
+        }
+    }
+    TracedPos *tp = L->tp;
+    trace_position(L->pos, o->params, tp);
+    for (int k = 0; k < tp->n; k++) {
+        if (tp->coef[k] < INT8_MIN || tp->coef[k] > INT8_MAX) {
+            char name[48];
+            weights_param_name(tp->idx[k], name, sizeof name);
+            return fail(L->err,
+                        "%s: /positions row %llu: %s is used %d times, more than the "
+                        "stored coefficients hold (int8)",
+                        path, (unsigned long long)row, name, tp->coef[k]);
+        }
+        L->coef8[k] = (int8_t)tp->coef[k];
+    }
+    if (L->st.checked < L->check_quota) {
+        TraceMismatch m;
+        L->st.checked++;
+        if (!trace_check(L->pos, o->params, tp->idx, L->coef8, tp->n, tp->phase, TRACE_TOLERANCE,
+                         &m))
+            return fail(L->err,
+                        "the tuner's linear form does not reproduce the engine's evaluation: "
+                        "%s: row %llu: %s: evaluate() %d, reconstruction %d (Red's view, phase "
+                        "%d). The trace build of engine/evaluate.c and the library disagree: "
+                        "rebuild both (make clean; make), and check that every term goes "
+                        "through ADD",
+                        path, (unsigned long long)row, m.fen, m.engine, m.reconstructed, m.phase);
+    }
+    int red = packed_side(&r->board) == RED;
+    int score = red ? r->score : -r->score, result = red ? r->result : -r->result;
+    uint64_t place = rng_place(file, row);
+    if (!dataset_add(L->set[set], tp->idx, L->coef8, tp->n, tp->phase, score, result,
+                     (uint32_t)(rng_mix(place) >> 32)) ||
+        !keys_push(&L->keys[set], pos_key(L->pos), place))
+        return fail(L->err, "out of memory after %llu positions",
+                    (unsigned long long)(L->set[0]->n + L->set[1]->n));
+    return true;
+}
+
+/* Samples a finished game's eligible rows (n of them) and takes the chosen ones. */
+static bool finish_game(Loader *L, const char *path, uint64_t file, const RunGame *g, int n)
+{
+    const LoadOptions *o = L->opt;
+    L->st.eligible += (uint64_t)n;
+    int k = o->per_game > 0 && o->per_game < n ? o->per_game : n;
+    int pick[RECORD_MAX_PLIES];
+    for (int i = 0; i < n; i++)
+        pick[i] = i;
+    if (k < n) {
+        /* partial Fisher-Yates, then back into ply order */
+        uint64_t s = rng_mix(o->seed ^ rng_mix(rng_place(file, g->game_id) ^ 0x5a4d504c45ULL));
+        for (int i = 0; i < k; i++) {
+            int j = i + (int)rng_below(&s, (uint64_t)(n - i));
+            int t = pick[i];
+            pick[i] = pick[j];
+            pick[j] = t;
+        }
+        for (int i = 1; i < k; i++)
+            for (int j = i; j > 0 && pick[j - 1] > pick[j]; j--) {
+                int t = pick[j];
+                pick[j] = pick[j - 1];
+                pick[j - 1] = t;
+            }
+    }
+    double u = rng_unit(rng_mix(o->seed ^ rng_mix(rng_place(file, g->game_id) ^ 0x56414c4944ULL)));
+    int set = u < o->valid_frac ? 1 : 0;
+    L->st.sampled += (uint64_t)k;
+    for (int i = 0; i < k; i++)
+        if (!take(L, path, file, &L->game_rows[pick[i]], L->game_row_no[pick[i]], set))
+            return false;
+    return true;
+}
+
+/* Whether row r (number row) can be used; counts why not. */
+static bool eligible(Loader *L, const RunPosition *r)
+{
+    const LoadOptions *o = L->opt;
+    if (r->ply < o->skip_plies)
+        return L->st.early++, false;
+    if (r->flags & RECORD_FLAG_OPENING)
+        return L->st.opening++, false;
+    if (r->flags & RECORD_FLAG_IN_CHECK)
+        return L->st.in_check++, false;
+    if (r->score > o->max_score || r->score < -o->max_score)
+        return L->st.big_score++, false;
+    if (!o->qresolve && ((r->flags & RECORD_FLAG_CAPTURE) ||
+                         (r->best != MOVE_NONE && packed_piece(&r->board, move_to(r->best)))))
+        return L->st.capture++, false;
+    return true;
+}
+
+/* The checks that tie a row to its game. */
+static bool check_row(Loader *L, const char *path, uint64_t row, const RunPosition *r,
+                      const RunGame *g, int ply)
+{
+    const char *why = NULL;
+    int side = packed_side(&r->board);
+    if (r->game_id != g->game_id)
+        why = "its game_id is not the game whose rows these are";
+    else if (r->ply != ply)
+        why = "its ply is out of sequence";
+    else if (side > 1)
+        why = "side to move is not 0 or 1";
+    else if (r->result != (side == 0 ? g->outcome : -g->outcome))
+        why = "its result disagrees with its game's outcome";
+    else if (move_from(r->move) >= SQUARE_NB || move_to(r->move) >= SQUARE_NB ||
+             (r->best != MOVE_NONE &&
+              (move_from(r->best) >= SQUARE_NB || move_to(r->best) >= SQUARE_NB)))
+        why = "a move names a point off the board";
+    else if (r->flags & ~RECORD_FLAGS_ALL)
+        why = "unknown flag bits";
+    if (why)
+        return fail(L->err, "%s: /positions row %llu (game %llu, ply %d): %s", path,
+                    (unsigned long long)row, (unsigned long long)g->game_id, ply, why);
+    return true;
+}
+
+/* This rank's games of one file: games whose first global row is in [lo, hi). */
+static bool load_file(Loader *L, RunFile *rf, const char *path, uint64_t file, uint64_t offset,
+                      uint64_t lo, uint64_t hi)
+{
+    uint64_t ngames = runfile_game_count(rf), g0 = ngames, g1 = ngames;
+    for (uint64_t id = 0; id < ngames; id++) {
+        uint64_t first = offset + runfile_game(rf, id)->first_position;
+        if (g0 == ngames && first >= lo)
+            g0 = id;
+        if (first >= hi) {
+            g1 = id;
+            break;
+        }
+    }
+    if (g0 >= g1)
+        return true;
+    uint64_t row = runfile_game(rf, g0)->first_position;
+    uint64_t end = runfile_game(rf, g1 - 1)->first_position + runfile_game(rf, g1 - 1)->plies;
+    uint64_t block_start = row, block_n = 0;
+    for (uint64_t id = g0; id < g1; id++) {
+        const RunGame *g = runfile_game(rf, id);
+        L->st.games++;
+        int n = 0;
+        for (int ply = 0; ply < g->plies; ply++, row++) {
+            if (row >= block_start + block_n) {
+                block_start = row;
+                block_n = end - row < READ_BLOCK ? end - row : READ_BLOCK;
+                RunError re;
+                if (!runfile_read_positions(rf, block_start, block_n, L->rows, &re))
+                    return fail(L->err, "%s", re.msg);
+            }
+            const RunPosition *r = &L->rows[row - block_start];
+            L->st.rows++;
+            if (!check_row(L, path, row, r, g, ply))
+                return false;
+            if (eligible(L, r)) {
+                L->game_rows[n] = *r;
+                L->game_row_no[n] = row;
+                n++;
+            }
+        }
+        if (!finish_game(L, path, file, g, n))
+            return false;
+    }
+    return true;
+}
+
+static int cmp_u64_pair(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+bool load_dedup(Comm *comm, const uint64_t *keys, const uint64_t *places, uint64_t n, uint8_t *keep)
+{
+    int size = comm->size;
+    /* owner of a key: a rank chosen by hash; send (key, place) pairs grouped by owner */
+    uint64_t *counts = calloc(2 * (size_t)size, sizeof *counts);
+    uint64_t *order = malloc((n ? n : 1) * sizeof *order);
+    uint64_t *send = malloc((n ? 2 * n : 1) * sizeof *send);
+    uint64_t *fill = calloc((size_t)size + 1, sizeof *fill);
+    uint64_t *recv = NULL, *reply = NULL, *back = NULL, *sorted = NULL;
+    uint64_t *recv_counts = counts ? counts + size : NULL, m = 0;
+    bool ok = comm_all_ok(comm, counts && order && send && fill);
+    if (!ok)
+        goto out;
+    for (uint64_t i = 0; i < n; i++)
+        counts[rng_mix(keys[i]) % (uint64_t)size]++;
+    for (int r = 0; r < size; r++)
+        fill[r + 1] = fill[r] + counts[r];
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t at = fill[rng_mix(keys[i]) % (uint64_t)size]++;
+        order[at] = i;
+        send[2 * at] = keys[i];
+        send[2 * at + 1] = places[i];
+    }
+    for (int r = 0; r < size; r++)
+        counts[r] *= 2;
+    ok = comm->exchange_u64(comm, send, counts, &recv, recv_counts);
+    if (!comm_all_ok(comm, ok)) {
+        ok = false;
+        goto out;
+    }
+    for (int r = 0; r < size; r++)
+        m += recv_counts[r] / 2;
+    /* sort (key, place, arrival) triples; the first of each key is kept */
+    sorted = malloc((m ? 3 * m : 1) * sizeof *sorted);
+    reply = malloc((m ? m : 1) * sizeof *reply);
+    if (!comm_all_ok(comm, sorted && reply)) {
+        ok = false;
+        goto out;
+    }
+    for (uint64_t j = 0; j < m; j++) {
+        sorted[3 * j] = recv[2 * j];
+        sorted[3 * j + 1] = recv[2 * j + 1];
+        sorted[3 * j + 2] = j;
+    }
+    qsort(sorted, m, 3 * sizeof *sorted, cmp_u64_pair);
+    for (uint64_t j = 0; j < m; j++)
+        reply[sorted[3 * j + 2]] = j == 0 || sorted[3 * j] != sorted[3 * (j - 1)];
+    for (int r = 0; r < size; r++) {
+        counts[r] = recv_counts[r] / 2;
+        recv_counts[r] = 0;
+    }
+    ok = comm->exchange_u64(comm, reply, counts, &back, recv_counts);
+    if (!comm_all_ok(comm, ok)) {
+        ok = false;
+        goto out;
+    }
+    for (uint64_t i = 0; i < n; i++)
+        keep[order[i]] = (uint8_t)back[i];
+out:
+    free(fill);
+    free(counts);
+    free(order);
+    free(send);
+    free(recv);
+    free(sorted);
+    free(reply);
+    free(back);
+    return ok;
+}
+
+/* Step 5 over both sets, then the sets are compacted. */
+static bool dedup_sets(Loader *L)
+{
+    uint64_t n0 = L->keys[0].n, n1 = L->keys[1].n, n = n0 + n1;
+    uint64_t *k = malloc((n ? n : 1) * sizeof *k), *p = malloc((n ? n : 1) * sizeof *p);
+    uint8_t *keep = malloc(n ? n : 1);
+    bool ok = comm_all_ok(L->comm, k && p && keep);
+    if (ok) {
+        if (n0) {
+            memcpy(k, L->keys[0].key, n0 * sizeof *k);
+            memcpy(p, L->keys[0].place, n0 * sizeof *p);
+        }
+        if (n1) {
+            memcpy(k + n0, L->keys[1].key, n1 * sizeof *k);
+            memcpy(p + n0, L->keys[1].place, n1 * sizeof *p);
+        }
+        keys_free(&L->keys[0]);
+        keys_free(&L->keys[1]);
+        ok = load_dedup(L->comm, k, p, n, keep);
+    }
+    free(k);
+    free(p);
+    if (ok) {
+        for (uint64_t i = 0; i < n; i++)
+            L->st.duplicates += !keep[i];
+        dataset_filter(L->set[0], keep);
+        dataset_filter(L->set[1], keep + n0);
+    } else {
+        fail(L->err, "out of memory or an MPI failure while removing duplicates");
+    }
+    free(keep);
+    return ok;
+}
+
+bool load_runfiles(Comm *comm, const char *const *paths, int npaths, const LoadOptions *opt,
+                   Dataset *train, Dataset *valid, LoadStats *stats, LoadError *err)
+{
+    Loader *L = calloc(1, sizeof *L);
+    Position *pos = malloc(sizeof *pos);
+    TracedPos *tp = malloc(sizeof *tp);
+    RunPosition *rows = malloc(READ_BLOCK * sizeof *rows);
+    RunFile **rf = calloc((size_t)(npaths > 0 ? npaths : 1), sizeof *rf);
+    uint64_t *offset = calloc((size_t)npaths + 1, sizeof *offset);
+    memset(err, 0, sizeof *err);
+    bool ok = L && pos && tp && rows && rf && offset;
+    if (!ok)
+        fail(err, "out of memory");
+    else {
+        L->comm = comm;
+        L->opt = opt;
+        L->set[0] = train;
+        L->set[1] = valid;
+        L->pos = pos;
+        L->tp = tp;
+        L->rows = rows;
+        L->err = err;
+        L->check_quota = (opt->check + (uint64_t)comm->size - 1) / (uint64_t)comm->size;
+    }
+
+    /* every rank opens every file: the game tables decide the shards */
+    for (int f = 0; ok && f < npaths; f++) {
+        RunError re;
+        rf[f] = runfile_open_read(paths[f], &re);
+        if (!rf[f])
+            ok = fail(err, "%s", re.msg);
+        else
+            offset[f + 1] = offset[f] + runfile_position_count(rf[f]);
+    }
+    if (comm_agree(comm, ok, err->msg, sizeof err->msg)) {
+        uint64_t total = offset[npaths];
+        uint64_t lo = total * (uint64_t)comm->rank / (uint64_t)comm->size;
+        uint64_t hi = total * (uint64_t)(comm->rank + 1) / (uint64_t)comm->size;
+        if (comm->rank == comm->size - 1)
+            hi = total + 1;
+        for (int f = 0; ok && f < npaths; f++)
+            if (offset[f + 1] > lo && offset[f] < hi)
+                ok = load_file(L, rf[f], paths[f], (uint64_t)f, offset[f], lo, hi);
+        ok = comm_agree(comm, ok, err->msg, sizeof err->msg);
+    } else {
+        ok = false;
+    }
+    for (int f = 0; rf && f < npaths; f++)
+        if (rf[f]) {
+            RunError re;
+            runfile_close(&rf[f], &re);
+        }
+    if (ok && opt->dedup)
+        ok = comm_agree(comm, dedup_sets(L), err->msg, sizeof err->msg);
+    if (ok) {
+        dataset_trim(train);
+        dataset_trim(valid);
+        L->st.files = (uint64_t)npaths;
+        L->st.train = train->n;
+        L->st.valid = valid->n;
+        L->st.entries = train->nent + valid->nent;
+        *stats = L->st;
+        uint64_t files = stats->files;
+        ok = comm_sum_u64(comm, (uint64_t *)stats, LOAD_STATS_NB);
+        stats->files = files;
+        if (!ok)
+            fail(err, "MPI: a collective failed");
+    }
+    if (L) {
+        keys_free(&L->keys[0]);
+        keys_free(&L->keys[1]);
+    }
+    free(L);
+    free(pos);
+    free(tp);
+    free(rows);
+    free(rf);
+    free(offset);
+    return ok;
+}

@@ -1,0 +1,384 @@
+/*
+ * bin/chuhe-tune: fits the evaluation weights to stored positions (Texel tuning), in one
+ * process or on many MPI ranks. `chuhe-tune --help` lists the options.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "comm_mpi.h"
+#include "loader.h"
+#include "match.h"
+#include "model.h"
+#include "position.h"
+#include "report.h"
+#include "rng.h"
+#include "synth.h"
+#include "train.h"
+#include "weights.h"
+
+static Comm *g_comm; /* for fail_all() only */
+
+/* Rank 0 reports; every rank leaves. For errors all ranks agree on. */
+static int fail_all(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail_all(const char *fmt, ...)
+{
+    if (g_comm->rank == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stderr, "chuhe-tune: ");
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        va_end(ap);
+    }
+    return 1;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* CPU time of this process: speed per core even when the cores are shared. */
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Resident set size in bytes, from /proc (0 where there is none). */
+static double resident_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long long pages = 0, rss = 0;
+    if (f) {
+        if (fscanf(f, "%llu %llu", &pages, &rss) != 2)
+            rss = 0;
+        fclose(f);
+    }
+    return (double)rss * 4096.0;
+}
+
+static void print_stats(const Cli *c, const LoadStats *s)
+{
+    if (g_comm->rank)
+        return;
+    printf("read %" PRIu64 " file%s: %" PRIu64 " games, %" PRIu64 " positions\n", s->files,
+           s->files == 1 ? "" : "s", s->games, s->rows);
+    printf("dropped: %" PRIu64 " before ply %d, %" PRIu64 " opening moves, %" PRIu64
+           " in check, %" PRIu64 " |score| > %d, %" PRIu64 " %s\n",
+           s->early, c->load.skip_plies, s->opening, s->in_check, s->big_score, c->load.max_score,
+           s->capture, "with a capturing best or played move");
+    printf("kept: %" PRIu64 " eligible, %" PRIu64 " sampled", s->eligible, s->sampled);
+    if (c->load.per_game)
+        printf(" (at most %d per game)", c->load.per_game);
+    printf(", %" PRIu64 " duplicates removed: %" PRIu64 " training + %" PRIu64
+           " validation positions\n",
+           s->duplicates, s->train, s->valid);
+    if (c->load.qresolve)
+        printf("qresolve: %" PRIu64 " positions moved along their capture line (%.2f plies "
+               "on average)\n",
+               s->resolved, s->resolved ? (double)s->resolved_plies / (double)s->resolved : 0.0);
+    if (s->train + s->valid)
+        printf("coefficients: %.1f per position\n",
+               (double)s->entries / (double)(s->train + s->valid));
+    printf("trace check: %" PRIu64 " positions, the linear form equals evaluate()\n", s->checked);
+}
+
+/* Every setting a resumed run must share with the run it resumes. */
+static void config_text(const Cli *c, char *buf, size_t size)
+{
+    const Score *w = (const Score *)&c->start;
+    uint64_t wh = 0;
+    for (int i = 0; i < EVAL_PARAM_NB; i++)
+        wh = rng_mix(wh ^ (uint32_t)w[i]);
+    uint64_t fh = 0;
+    for (int i = 0; i < EVAL_PARAM_NB; i++)
+        fh = rng_mix(fh ^ c->train.frozen[i]);
+    char k[32];
+    if (c->K > 0)
+        snprintf(k, sizeof k, "%.17g", c->K);
+    else
+        snprintf(k, sizeof k, "fit");
+    snprintf(buf, size,
+             "skip-plies=%d max-score=%d per-game=%d qresolve=%d dedup=%d valid-frac=%.17g "
+             "seed=%" PRIu64 " K=%s lambda=%.17g batch=%" PRIu64 " lr=%.17g beta1=%.17g "
+             "beta2=%.17g start-weights=%016" PRIx64 " frozen=%016" PRIx64,
+             c->load.skip_plies, c->load.max_score, c->load.per_game, c->load.qresolve,
+             c->load.dedup, c->load.valid_frac, c->train.seed, k, c->lambda, c->train.batch,
+             c->train.lr, c->train.beta1, c->train.beta2, wh, fh);
+}
+
+static void format_eta(double s, char *buf, size_t size)
+{
+    if (s < 60)
+        snprintf(buf, size, "%.0fs", s);
+    else if (s < 3600)
+        snprintf(buf, size, "%dm%02ds", (int)s / 60, (int)s % 60);
+    else
+        snprintf(buf, size, "%dh%02dm", (int)s / 3600, (int)s / 60 % 60);
+}
+
+static int run_bench(Cli *c)
+{
+    Dataset train, valid;
+    dataset_init(&train);
+    dataset_init(&valid);
+    double rss0 = resident_bytes(), t0 = now_seconds();
+    const char *what;
+    bool ok;
+    LoadError err = {{0}};
+    if (c->nfiles) {
+        LoadStats st;
+        c->load.valid_frac = 0;
+        ok = load_runfiles(g_comm, c->files, c->nfiles, &c->load, &train, &valid, &st, &err);
+        what = "positions of the run files";
+    } else {
+        ok = synth_positions(&train, c->bench_positions, c->load.seed + (uint64_t)g_comm->rank,
+                             &c->start, 1 / 170.0);
+        dataset_trim(&train);
+        if (!ok)
+            snprintf(err.msg, sizeof err.msg, "out of memory");
+        ok = comm_agree(g_comm, ok, err.msg, sizeof err.msg);
+        what = "synthetic positions from seeded random games";
+    }
+    if (!ok)
+        return fail_all("%s", err.msg);
+    double load_s = now_seconds() - t0, rss1 = resident_bytes();
+    double w[MODEL_NW], *grad = calloc(MODEL_NW, sizeof *grad);
+    if (!grad)
+        return fail_all("out of memory");
+    model_from_params(&c->start, w);
+    model_set_labels(&train, 1 / 170.0, c->lambda);
+
+    /* whole passes until a second and a half has gone by, at least three */
+    int passes = 0;
+    double t1 = now_seconds(), c1 = cpu_seconds(), elapsed = 0;
+    while (passes < 3 || elapsed < 1.5) {
+        model_pass(&train, NULL, 0, w, 1 / 170.0, grad);
+        passes++;
+        elapsed = now_seconds() - t1;
+    }
+    double cpu = cpu_seconds() - c1;
+    double sums[7] = {(double)train.n,
+                      (double)train.nent,
+                      (double)dataset_bytes(&train),
+                      rss1 - rss0,
+                      (double)train.n * passes / cpu,
+                      load_s,
+                      (double)train.n * passes / elapsed};
+    free(grad);
+    if (!comm_sum_f64(g_comm, sums, 7))
+        return fail_all("MPI: a collective failed");
+    if (g_comm->rank == 0) {
+        double n = sums[0] > 0 ? sums[0] : 1;
+        printf("tune bench: %.0f %s on %d rank%s, %.1f coefficients each, loaded in %.2f s\n",
+               sums[0], what, g_comm->size, g_comm->size == 1 ? "" : "s", sums[1] / n,
+               sums[5] / g_comm->size);
+        printf("memory: %.1f bytes/position in the data set (%.0f fixed + 3 per coefficient); "
+               "resident set grew by %.1f bytes/position while loading\n",
+               sums[2] / n, sums[2] / n - 3 * sums[1] / n, sums[3] / n);
+        printf("gradient pass: %.2f M positions/s per rank by CPU time, %.2f M by wall time "
+               "(%d passes on rank 0, %.2f s)\n",
+               sums[4] / g_comm->size / 1e6, sums[6] / g_comm->size / 1e6, passes, elapsed);
+    }
+    dataset_free(&train);
+    dataset_free(&valid);
+    return 0;
+}
+
+/* What a tuning run holds; freed by run_tune whatever happens. */
+typedef struct {
+    Dataset train, valid;
+    TrainState *s;
+    uint32_t *perm;
+} Run;
+
+static int tune(Cli *c, Run *run)
+{
+    Comm *comm = g_comm;
+    bool root = comm->rank == 0;
+    Dataset *train = &run->train, *valid = &run->valid;
+    LoadStats st;
+    LoadError lerr;
+    double t_load = now_seconds();
+    if (!load_runfiles(comm, c->files, c->nfiles, &c->load, train, valid, &st, &lerr))
+        return fail_all("%s", lerr.msg);
+    print_stats(c, &st);
+    if (st.train == 0)
+        return fail_all("no training positions left after selection");
+    uint64_t sums[2] = {dataset_hash(train), dataset_hash(valid)};
+    if (!comm_sum_u64(comm, sums, 2))
+        return fail_all("MPI: a collective failed");
+    uint64_t dh = sums[0] ^ rng_mix(sums[1] + 1);
+    if (root)
+        printf("loaded in %.2f s, %.1f bytes per position on rank 0\n", now_seconds() - t_load,
+               train->n + valid->n ? (double)(dataset_bytes(train) + dataset_bytes(valid)) /
+                                         (double)(train->n + valid->n)
+                                   : 0.0);
+
+    char config[1024], err[1400] = "";
+    config_text(c, config, sizeof config);
+    double w0[MODEL_NW];
+    model_from_params(&c->start, w0);
+    TrainState *s = NULL;
+    if (c->resume) {
+        s = run->s = train_load(c->ckpt, config, dh, err, sizeof err);
+        if (!comm_agree(comm, s != NULL, err, sizeof err))
+            return fail_all("--resume: %s", err);
+        if (root)
+            printf("resumed from %s after epoch %d (K = %.8g)\n", c->ckpt, s->epoch, s->K);
+    } else {
+        double K = c->K;
+        if (K <= 0) {
+            const Dataset *sets[2] = {train, valid};
+            K = model_fit_k(comm, sets, 2, w0);
+            if (K <= 0)
+                return fail_all("fitting K failed (out of memory or MPI)");
+            if (root)
+                printf("K = %.8g (fitted: least squares of sigmoid(K * eval) against the "
+                       "results, %" PRIu64 " positions)\n",
+                       K, st.train + st.valid);
+            if (root && (K < 2e-5 || K > 0.5))
+                fprintf(stderr,
+                        "chuhe-tune: warning: K = %g is at the end of the range "
+                        "searched (1e-5 .. 1): the results hardly depend on the evaluation "
+                        "(all draws?); consider --K or --lambda 1\n",
+                        K);
+        } else if (root) {
+            printf("K = %.8g (given)\n", K);
+        }
+        s = run->s = train_new(&c->train, w0, K, st.train, st.valid);
+        if (!comm_all_ok(comm, s != NULL))
+            return fail_all("out of memory");
+    }
+    model_set_labels(train, s->K, c->lambda);
+    model_set_labels(valid, s->K, c->lambda);
+    uint32_t *perm = NULL;
+    if (c->train.batch) {
+        perm = run->perm = malloc((train->n ? train->n : 1) * sizeof *perm);
+        if (!comm_all_ok(comm, perm && train->n < UINT32_MAX))
+            return fail_all("out of memory for the mini-batch order");
+    }
+
+    if (root) {
+        printf("fitting %d weights (%d parameters x midgame, endgame) by Adam, %s, lr %g\n",
+               MODEL_NW, EVAL_PARAM_NB, c->train.batch ? "mini-batches" : "full batch",
+               c->train.lr);
+        report_table_header(stdout);
+        for (int i = 0; i < s->nhist; i++)
+            report_table_row(stdout, &s->hist[i]);
+        fflush(stdout);
+    }
+    double t0 = now_seconds();
+    int first_epoch = s->epoch;
+    bool ok = true;
+    while (ok && !s->stopped && s->epoch < c->train.epochs) {
+        ok = train_epoch(comm, &c->train, s, train, valid, perm);
+        if (!ok)
+            break;
+        const EpochRow *row = &s->hist[s->nhist - 1];
+        bool ckpt_now = c->ckpt_every && (s->epoch % c->ckpt_every == 0 || s->stopped ||
+                                          s->epoch == c->train.epochs);
+        bool saved = true;
+        if (root && ckpt_now)
+            saved = train_save(c->ckpt, s, config, dh, err, sizeof err);
+        if (!comm_agree(comm, saved, err, sizeof err))
+            return fail_all("checkpoint: %s", err);
+        if (root) {
+            report_table_row(stdout, row);
+            fflush(stdout);
+            if (!report_tsv(c->log, s->hist, s->nhist, err, sizeof err))
+                fprintf(stderr, "chuhe-tune: warning: %s\n", err);
+            if (!c->quiet) {
+                double per = (now_seconds() - t0) / (s->epoch - first_epoch);
+                char eta[32];
+                format_eta(per * (c->train.epochs - s->epoch), eta, sizeof eta);
+                fprintf(stderr,
+                        "chuhe-tune: epoch %d/%d  train %.8f  valid %.8f  best %.8f "
+                        "(after %d)  %.2f s/epoch  ETA %s\n",
+                        s->epoch, c->train.epochs, row->train_loss, row->valid_loss, s->best_loss,
+                        s->best_epoch - 1, per, eta);
+            }
+        }
+    }
+    if (ok)
+        ok = train_finish(comm, s, train, valid);
+    if (!ok)
+        return fail_all("training failed (out of memory or MPI)");
+
+    if (root) {
+        if (s->stopped)
+            printf("early stop: no better %s loss for %d epochs\n",
+                   st.valid ? "validation" : "training", c->train.patience);
+        printf("best: the weights after %d epoch%s, %s loss %.8f\n", s->best_epoch - 1,
+               s->best_epoch == 2 ? "" : "s", st.valid ? "validation" : "training", s->best_loss);
+        EvalParams tuned;
+        model_to_params(s->best_w, &tuned);
+        WeightsError we;
+        if (!weights_save(c->out, &tuned, &we)) {
+            fprintf(stderr, "chuhe-tune: %s\n", we.msg);
+            ok = false;
+        } else {
+            printf("weights: %s\n", c->out);
+        }
+        if (!report_tsv(c->log, s->hist, s->nhist, err, sizeof err))
+            fprintf(stderr, "chuhe-tune: warning: %s\n", err);
+        else
+            printf("epoch table: %s\n", c->log);
+        if (report_plot(c->log, c->plot, "chuhe-tune: loss by epoch", err, sizeof err))
+            printf("plot: %s\n", c->plot);
+        else
+            fprintf(stderr, "chuhe-tune: warning: %s\n", err);
+        report_moved(stdout, s->w0, s->best_w, c->top);
+    }
+    return comm_all_ok(comm, ok) ? 0 : 1;
+}
+
+static int run_tune(Cli *c)
+{
+    Run run;
+    memset(&run, 0, sizeof run);
+    dataset_init(&run.train);
+    dataset_init(&run.valid);
+    int rc = tune(c, &run);
+    train_free(&run.s);
+    free(run.perm);
+    dataset_free(&run.train);
+    dataset_free(&run.valid);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    Comm comm;
+    if (!comm_mpi_init(&comm, &argc, &argv)) {
+        fprintf(stderr, "chuhe-tune: MPI_Init failed\n");
+        return 1;
+    }
+    g_comm = &comm;
+    position_init();
+    Cli *c = malloc(sizeof *c);
+    char err[1400] = "out of memory";
+    CliStatus st = c ? cli_parse(c, argc, argv, comm.rank == 0, err, sizeof err) : CLI_ERROR;
+    int rc = st == CLI_ERROR ? fail_all("%s", err) : 0;
+    if (st == CLI_RUN) {
+        if (c->match)
+            rc = comm.rank == 0 ? match_report(c->match, c->player, &c->sprt, stdout, stderr) : 0;
+        else if (c->bench)
+            rc = run_bench(c);
+        else
+            rc = run_tune(c);
+    }
+    free(c);
+    comm_mpi_finalize();
+    return rc;
+}

@@ -1,0 +1,154 @@
+#include "report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "weights.h"
+
+static bool say(char *err, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool say(char *err, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, size, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+void report_table_header(FILE *f)
+{
+    fprintf(f, "%6s  %12s  %12s  %9s\n", "epoch", "train_loss", "valid_loss", "seconds");
+}
+
+void report_table_row(FILE *f, const EpochRow *r)
+{
+    fprintf(f, "%6d  %12.8f  %12.8f  %9.3f\n", r->epoch, r->train_loss, r->valid_loss, r->seconds);
+}
+
+bool report_tsv(const char *path, const EpochRow *rows, int n, char *err, size_t errsize)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return say(err, errsize, "%s: path too long", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return say(err, errsize, "%s: %s", tmp, strerror(errno));
+    bool ok = fprintf(f, "epoch\ttrain_loss\tvalid_loss\tseconds\n") > 0;
+    for (int i = 0; ok && i < n; i++)
+        ok = fprintf(f, "%d\t%.10g\t%.10g\t%.4f\n", rows[i].epoch, rows[i].train_loss,
+                     rows[i].valid_loss, rows[i].seconds) > 0;
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        remove(tmp);
+        return say(err, errsize, "%s: write error", path);
+    }
+    return true;
+}
+
+bool report_have_gnuplot(void)
+{
+    const char *path = getenv("PATH");
+    if (!path)
+        return false;
+    char dir[4096];
+    for (const char *p = path; *p;) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len && len + sizeof "/gnuplot" < sizeof dir) {
+            memcpy(dir, p, len);
+            memcpy(dir + len, "/gnuplot", sizeof "/gnuplot");
+            if (access(dir, X_OK) == 0)
+                return true;
+        }
+        p += len + (end ? 1 : 0);
+    }
+    return false;
+}
+
+/* A path inside a gnuplot single-quoted string: quotes are doubled. */
+static void gp_quote(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputc('\'', f);
+        fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+bool report_plot(const char *tsv, const char *png, const char *title, char *err, size_t errsize)
+{
+    if (!report_have_gnuplot())
+        return say(err, errsize,
+                   "gnuplot is not installed (scripts/install-deps installs "
+                   "gnuplot-nox): no plot");
+    FILE *g = popen("gnuplot >/dev/null 2>&1", "w");
+    if (!g)
+        return say(err, errsize, "cannot start gnuplot: %s", strerror(errno));
+    fprintf(g, "set terminal png size 900,560\nset output ");
+    gp_quote(g, png);
+    fprintf(g, "\nset title ");
+    gp_quote(g, title);
+    fprintf(g, " noenhanced\nset xlabel 'epoch'\nset ylabel 'mean squared error'\n"
+               "set key top right\nset grid\nset datafile separator '\\t'\n"
+               "set datafile missing 'nan'\nplot ");
+    gp_quote(g, tsv);
+    fprintf(g, " using 1:2 skip 1 with lines lw 2 title 'train', ");
+    gp_quote(g, tsv);
+    fprintf(g, " using 1:3 skip 1 with lines lw 2 title 'validation'\n");
+    int st = pclose(g);
+    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return say(err, errsize, "gnuplot failed to draw %s", png);
+    return true;
+}
+
+typedef struct {
+    int param;
+    int moved;
+} Moved;
+
+static int by_moved(const void *a, const void *b)
+{
+    const Moved *x = a, *y = b;
+    if (x->moved != y->moved)
+        return y->moved - x->moved;
+    return x->param - y->param;
+}
+
+static int rounded(double x)
+{
+    return (int)lround(x);
+}
+
+void report_moved(FILE *f, const double *before, const double *after, int top)
+{
+    Moved *m = malloc(EVAL_PARAM_NB * sizeof *m);
+    if (!m)
+        return;
+    int n = 0;
+    for (int i = 0; i < EVAL_PARAM_NB; i++) {
+        int d = abs(rounded(after[2 * i]) - rounded(before[2 * i])) +
+                abs(rounded(after[2 * i + 1]) - rounded(before[2 * i + 1]));
+        if (d)
+            m[n++] = (Moved){i, d};
+    }
+    qsort(m, (size_t)n, sizeof *m, by_moved);
+    fprintf(f, "%d of %d parameters changed; the %d that moved most:\n", n, EVAL_PARAM_NB,
+            n < top ? n : top);
+    fprintf(f, "  %-28s %13s %13s\n", "parameter", "old mg/eg", "new mg/eg");
+    for (int k = 0; k < n && k < top; k++) {
+        int i = m[k].param;
+        char name[48], was[32], now[32];
+        weights_param_name(i, name, sizeof name);
+        snprintf(was, sizeof was, "%d/%d", rounded(before[2 * i]), rounded(before[2 * i + 1]));
+        snprintf(now, sizeof now, "%d/%d", rounded(after[2 * i]), rounded(after[2 * i + 1]));
+        fprintf(f, "  %-28s %13s %13s\n", name, was, now);
+    }
+    free(m);
+}

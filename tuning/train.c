@@ -1,0 +1,467 @@
+#include "train.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rng.h"
+
+void train_options_default(TrainOptions *o)
+{
+    memset(o, 0, sizeof *o);
+    o->epochs = 200;
+    o->batch = 0;
+    o->lr = 1.0;
+    o->beta1 = 0.9;
+    o->beta2 = 0.999;
+    o->eps = 1e-8;
+    o->patience = 20;
+    o->seed = 1;
+}
+
+TrainState *train_new(const TrainOptions *o, const double *w0, double K, uint64_t ntrain,
+                      uint64_t nvalid)
+{
+    TrainState *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->K = K;
+    s->ntrain = ntrain;
+    s->nvalid = nvalid;
+    memcpy(s->w0, w0, sizeof s->w0);
+    memcpy(s->w, w0, sizeof s->w);
+    memcpy(s->best_w, w0, sizeof s->best_w);
+    s->rng = rng_mix(o->seed ^ 0x747261696eULL);
+    s->best_loss = INFINITY;
+    return s;
+}
+
+void train_free(TrainState **s)
+{
+    if (*s) {
+        free((*s)->hist);
+        free(*s);
+        *s = NULL;
+    }
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void adam_step(const TrainOptions *o, TrainState *s, const double *g)
+{
+    s->step++;
+    double c1 = 1 - pow(o->beta1, (double)s->step), c2 = 1 - pow(o->beta2, (double)s->step);
+    for (int j = 0; j < MODEL_NW; j++) {
+        if (o->frozen[j / 2])
+            continue;
+        s->m[j] = o->beta1 * s->m[j] + (1 - o->beta1) * g[j];
+        s->v[j] = o->beta2 * s->v[j] + (1 - o->beta2) * g[j] * g[j];
+        s->w[j] -= o->lr * (s->m[j] / c1) / (sqrt(s->v[j] / c2) + o->eps);
+    }
+}
+
+/* Mean loss of a whole set under the current weights, over every rank (NaN when the set
+ * is empty everywhere). */
+static bool set_loss(Comm *comm, const TrainState *s, const double *w, const Dataset *d,
+                     double *out)
+{
+    double buf[2] = {model_pass(d, NULL, 0, w, s->K, NULL), (double)d->n};
+    if (!comm_sum_f64(comm, buf, 2))
+        return false;
+    *out = buf[1] > 0 ? buf[0] / buf[1] : NAN;
+    return true;
+}
+
+static bool history_push(TrainState *s, const EpochRow *row)
+{
+    if (s->nhist == s->hist_cap) {
+        int cap = s->hist_cap ? 2 * s->hist_cap : 64;
+        EpochRow *h = realloc(s->hist, (size_t)cap * sizeof *h);
+        if (!h)
+            return false;
+        s->hist = h;
+        s->hist_cap = cap;
+    }
+    s->hist[s->nhist++] = *row;
+    return true;
+}
+
+/* Positions of this rank grouped by mini-batch: perm[off[b] .. off[b+1]) is batch b. */
+static void group_batches(const Dataset *d, uint64_t nb, uint64_t eseed, uint32_t *perm,
+                          uint64_t *off)
+{
+    memset(off, 0, (nb + 1) * sizeof *off);
+    for (uint64_t i = 0; i < d->n; i++)
+        off[rng_mix(d->uid[i] ^ eseed) % nb + 1]++;
+    for (uint64_t b = 0; b < nb; b++)
+        off[b + 1] += off[b];
+    for (uint64_t i = 0; i < d->n; i++)
+        perm[off[rng_mix(d->uid[i] ^ eseed) % nb]++] = (uint32_t)i;
+    for (uint64_t b = nb; b > 0; b--)
+        off[b] = off[b - 1];
+    off[0] = 0;
+}
+
+bool train_epoch(Comm *comm, const TrainOptions *o, TrainState *s, const Dataset *train,
+                 const Dataset *valid, uint32_t *perm)
+{
+    double t0 = now_seconds();
+    EpochRow row = {s->epoch + 1, NAN, NAN, 0};
+    double metric_w[MODEL_NW];
+    memcpy(metric_w, s->w, sizeof metric_w);
+    if (!set_loss(comm, s, s->w, valid, &row.valid_loss))
+        return false;
+
+    uint64_t eseed = rng_next(&s->rng);
+    uint64_t nb = o->batch ? (s->ntrain + o->batch - 1) / o->batch : 1;
+    if (nb < 1)
+        nb = 1;
+    uint64_t *off = NULL;
+    if (nb > 1) {
+        off = malloc((nb + 1) * sizeof *off);
+        if (!comm_all_ok(comm, off != NULL)) {
+            free(off);
+            return false;
+        }
+        group_batches(train, nb, eseed, perm, off);
+    }
+    /* gradient, then the batch's summed loss and its size */
+    double *buf = malloc((MODEL_NW + 2) * sizeof *buf);
+    if (!comm_all_ok(comm, buf != NULL)) {
+        free(off);
+        free(buf);
+        return false;
+    }
+    double loss_sum = 0, count_sum = 0;
+    bool ok = true;
+    for (uint64_t b = 0; ok && b < nb; b++) {
+        memset(buf, 0, (MODEL_NW + 2) * sizeof *buf);
+        if (nb > 1) {
+            buf[MODEL_NW] = model_pass(train, perm + off[b], off[b + 1] - off[b], s->w, s->K, buf);
+            buf[MODEL_NW + 1] = (double)(off[b + 1] - off[b]);
+        } else {
+            buf[MODEL_NW] = model_pass(train, NULL, 0, s->w, s->K, buf);
+            buf[MODEL_NW + 1] = (double)train->n;
+        }
+        if (!(ok = comm_sum_f64(comm, buf, MODEL_NW + 2)))
+            break;
+        double count = buf[MODEL_NW + 1];
+        if (count == 0)
+            continue;
+        loss_sum += buf[MODEL_NW];
+        count_sum += count;
+        for (int j = 0; j < MODEL_NW; j++)
+            buf[j] /= count;
+        adam_step(o, s, buf);
+    }
+    free(buf);
+    free(off);
+    if (!ok)
+        return false;
+    row.train_loss = count_sum > 0 ? loss_sum / count_sum : NAN;
+
+    /* early stopping on the validation loss, or the training loss without one */
+    double metric = s->nvalid ? row.valid_loss : row.train_loss;
+    if (metric < s->best_loss) {
+        s->best_loss = metric;
+        s->best_epoch = row.epoch;
+        s->bad_epochs = 0;
+        memcpy(s->best_w, metric_w, sizeof s->best_w);
+    } else {
+        s->bad_epochs++;
+    }
+    if (o->patience > 0 && s->bad_epochs >= o->patience)
+        s->stopped = true;
+    s->epoch = row.epoch;
+    row.seconds = now_seconds() - t0;
+    return history_push(s, &row);
+}
+
+bool train_finish(Comm *comm, TrainState *s, const Dataset *train, const Dataset *valid)
+{
+    double metric;
+    if (!set_loss(comm, s, s->w, s->nvalid ? valid : train, &metric))
+        return false;
+    if (metric < s->best_loss) {
+        s->best_loss = metric;
+        s->best_epoch = s->epoch + 1; /* the weights after the last epoch */
+        memcpy(s->best_w, s->w, sizeof s->best_w);
+    }
+    return true;
+}
+
+uint64_t train_terms_hash(void)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int t = 0; t < EVAL_TERM_NB; t++) {
+        for (const char *p = EVAL_TERM_INFO[t].name; *p; p++)
+            h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+        h = rng_mix(h ^ (uint64_t)EVAL_TERM_INFO[t].count);
+    }
+    return h;
+}
+
+/* ---- checkpoints ----
+ * Little-endian binary as this machine writes it:
+ *   "chuhe-tune-ckpt1" (16 bytes), terms hash u64, MODEL_NW u32, data hash u64,
+ *   config length u32 + bytes, K f64, ntrain u64, nvalid u64, epoch i32, step u64,
+ *   rng u64, best_loss f64, best_epoch i32, bad_epochs i32, stopped u8,
+ *   w0, w, m, v, best_w (MODEL_NW f64 each), nhist i32 + rows (epoch i32, 3 f64),
+ *   FNV-1a 64 of everything before it. */
+
+static const char CKPT_MAGIC[16] = "chuhe-tune-ckpt1";
+
+typedef struct {
+    FILE *f;
+    uint64_t h;
+    bool ok;
+} Out;
+
+static void put(Out *o, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        o->h = (o->h ^ b[i]) * 0x100000001b3ULL;
+    if (fwrite(p, 1, n, o->f) != n)
+        o->ok = false;
+}
+
+static bool say(char *err, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool say(char *err, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, size, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+bool train_save(const char *path, const TrainState *s, const char *config, uint64_t data_hash,
+                char *err, size_t errsize)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return say(err, errsize, "%s: path too long", path);
+    Out o = {fopen(tmp, "wb"), 0xcbf29ce484222325ULL, true};
+    if (!o.f)
+        return say(err, errsize, "%s: %s", tmp, strerror(errno));
+    uint64_t th = train_terms_hash();
+    uint32_t nw = MODEL_NW, clen = (uint32_t)strlen(config);
+    int32_t epoch = s->epoch, best_epoch = s->best_epoch, bad = s->bad_epochs, nhist = s->nhist;
+    uint8_t stopped = s->stopped;
+    put(&o, CKPT_MAGIC, sizeof CKPT_MAGIC);
+    put(&o, &th, 8);
+    put(&o, &nw, 4);
+    put(&o, &data_hash, 8);
+    put(&o, &clen, 4);
+    put(&o, config, clen);
+    put(&o, &s->K, 8);
+    put(&o, &s->ntrain, 8);
+    put(&o, &s->nvalid, 8);
+    put(&o, &epoch, 4);
+    put(&o, &s->step, 8);
+    put(&o, &s->rng, 8);
+    put(&o, &s->best_loss, 8);
+    put(&o, &best_epoch, 4);
+    put(&o, &bad, 4);
+    put(&o, &stopped, 1);
+    put(&o, s->w0, sizeof s->w0);
+    put(&o, s->w, sizeof s->w);
+    put(&o, s->m, sizeof s->m);
+    put(&o, s->v, sizeof s->v);
+    put(&o, s->best_w, sizeof s->best_w);
+    put(&o, &nhist, 4);
+    for (int i = 0; i < s->nhist; i++) {
+        int32_t e = s->hist[i].epoch;
+        put(&o, &e, 4);
+        put(&o, &s->hist[i].train_loss, 8);
+        put(&o, &s->hist[i].valid_loss, 8);
+        put(&o, &s->hist[i].seconds, 8);
+    }
+    uint64_t h = o.h;
+    put(&o, &h, 8);
+    bool ok = o.ok && fflush(o.f) == 0;
+    ok = fclose(o.f) == 0 && ok;
+    if (!ok) {
+        remove(tmp);
+        return say(err, errsize, "%s: write error", tmp);
+    }
+    if (rename(tmp, path) != 0) {
+        remove(tmp);
+        return say(err, errsize, "%s: %s", path, strerror(errno));
+    }
+    return true;
+}
+
+typedef struct {
+    const unsigned char *p;
+    size_t n, at;
+    bool ok;
+} In;
+
+static void get(In *in, void *dst, size_t n)
+{
+    if (!in->ok || in->n - in->at < n) {
+        in->ok = false;
+        memset(dst, 0, n);
+        return;
+    }
+    memcpy(dst, in->p + in->at, n);
+    in->at += n;
+}
+
+static unsigned char *slurp(const char *path, size_t *len, char *err, size_t errsize)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        say(err, errsize, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 20, n = 0;
+    unsigned char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        unsigned char *b = cap < ((size_t)1 << 30) ? realloc(buf, cap * 2) : NULL;
+        if (!b) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = b;
+        cap *= 2;
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (!buf || bad) {
+        free(buf);
+        say(err, errsize, "%s: %s", path, buf ? "read error" : "too large or out of memory");
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+TrainState *train_load(const char *path, const char *config, uint64_t data_hash, char *err,
+                       size_t errsize)
+{
+    size_t len = 0;
+    unsigned char *buf = slurp(path, &len, err, errsize);
+    if (!buf)
+        return NULL;
+    TrainState *s = calloc(1, sizeof *s);
+    char *cfg = NULL;
+    In in = {buf, len, 0, true};
+    char magic[16];
+    uint64_t th = 0, dh = 0, h = 0xcbf29ce484222325ULL;
+    uint32_t nw = 0, clen = 0;
+    int32_t epoch = 0, best_epoch = 0, bad = 0, nhist = 0;
+    uint8_t stopped = 0;
+    bool ok = false;
+    if (!s) {
+        say(err, errsize, "out of memory");
+        goto out;
+    }
+    if (len < sizeof magic + 8 || memcmp(buf, CKPT_MAGIC, sizeof magic) != 0) {
+        say(err, errsize, "%s: not a chuhe-tune checkpoint", path);
+        goto out;
+    }
+    for (size_t i = 0; i < len - 8; i++)
+        h = (h ^ buf[i]) * 0x100000001b3ULL;
+    uint64_t stored;
+    memcpy(&stored, buf + len - 8, 8);
+    if (stored != h) {
+        say(err, errsize, "%s: checkpoint is damaged (checksum mismatch)", path);
+        goto out;
+    }
+    get(&in, magic, sizeof magic);
+    get(&in, &th, 8);
+    get(&in, &nw, 4);
+    get(&in, &dh, 8);
+    get(&in, &clen, 4);
+    if (th != train_terms_hash() || nw != MODEL_NW) {
+        say(err, errsize, "%s: checkpoint of another term list (eval_terms.h changed since)", path);
+        goto out;
+    }
+    if (!in.ok || clen > len) {
+        say(err, errsize, "%s: checkpoint is truncated", path);
+        goto out;
+    }
+    cfg = calloc(clen + 1, 1);
+    if (!cfg) {
+        say(err, errsize, "out of memory");
+        goto out;
+    }
+    get(&in, cfg, clen);
+    if (strcmp(cfg, config) != 0) {
+        say(err, errsize,
+            "%s: checkpoint made with other settings:\n  checkpoint: %s\n  now:        %s", path,
+            cfg, config);
+        goto out;
+    }
+    if (dh != data_hash) {
+        say(err, errsize,
+            "%s: checkpoint made on other positions (the files or the "
+            "selection differ)",
+            path);
+        goto out;
+    }
+    get(&in, &s->K, 8);
+    get(&in, &s->ntrain, 8);
+    get(&in, &s->nvalid, 8);
+    get(&in, &epoch, 4);
+    get(&in, &s->step, 8);
+    get(&in, &s->rng, 8);
+    get(&in, &s->best_loss, 8);
+    get(&in, &best_epoch, 4);
+    get(&in, &bad, 4);
+    get(&in, &stopped, 1);
+    get(&in, s->w0, sizeof s->w0);
+    get(&in, s->w, sizeof s->w);
+    get(&in, s->m, sizeof s->m);
+    get(&in, s->v, sizeof s->v);
+    get(&in, s->best_w, sizeof s->best_w);
+    get(&in, &nhist, 4);
+    if (!in.ok || nhist < 0 || (size_t)nhist > len / 28) {
+        say(err, errsize, "%s: checkpoint is truncated", path);
+        goto out;
+    }
+    for (int i = 0; i < nhist; i++) {
+        EpochRow r;
+        int32_t e = 0;
+        get(&in, &e, 4);
+        r.epoch = e;
+        get(&in, &r.train_loss, 8);
+        get(&in, &r.valid_loss, 8);
+        get(&in, &r.seconds, 8);
+        if (!in.ok || !history_push(s, &r)) {
+            say(err, errsize, "%s: checkpoint is truncated", path);
+            goto out;
+        }
+    }
+    if (!in.ok || in.at != len - 8) {
+        say(err, errsize, "%s: checkpoint has %zu unexpected bytes", path, len - 8 - in.at);
+        goto out;
+    }
+    s->epoch = epoch;
+    s->best_epoch = best_epoch;
+    s->bad_epochs = bad;
+    s->stopped = stopped != 0;
+    ok = true;
+out:
+    free(buf);
+    free(cfg);
+    if (!ok)
+        train_free(&s);
+    return s;
+}

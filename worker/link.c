@@ -1,0 +1,338 @@
+#include "link.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zmq.h>
+
+#include "report.h"
+#include "timeman.h"
+
+enum {
+    HEARTBEAT_MS = 1000,
+    RESEND_FIRST_MS = 10000,
+    RESEND_MAX_MS = 60000,
+    RECONNECT_MAX_MS = 5000, /* ZeroMQ's reconnect backoff stops growing here */
+    LINGER_MS = 1000,        /* bounded: zmq_ctx_term never hangs on a dead coordinator */
+};
+
+/* A GAME waiting for its ACK, kept encoded. */
+typedef struct {
+    uint64_t pair_id;
+    uint8_t game_in_pair;
+    uint8_t *frame;
+    size_t len;
+    int64_t next_send_ms;
+    int64_t backoff_ms;
+} Pending;
+
+struct Link {
+    void *sock;
+    void *monitor;  /* PAIR socket receiving the DEALER's connect/disconnect events */
+    uint8_t *hello; /* the encoded HELLO, sent again on every new connection */
+    size_t hello_len;
+    int connects;
+    uint32_t rank;
+    int64_t timeout_ms;
+    Pending *pending;
+    int npending, cap;
+    uint8_t *buf; /* PROTO_MAX_MESSAGE bytes: encoding and receiving */
+    int64_t last_heartbeat_ms;
+    bool expecting; /* something was sent since the last message came in */
+    int64_t expect_since_ms;
+    uint64_t games_done, nodes, rejected;
+};
+
+static void setopt(void *sock, int opt, const void *v, size_t len, const char *name)
+{
+    if (zmq_setsockopt(sock, opt, v, len) != 0)
+        WORKER_FATAL("zmq_setsockopt(%s): %s", name, zmq_strerror(zmq_errno()));
+}
+
+static void setopt_int(void *sock, int opt, int v, const char *name)
+{
+    setopt(sock, opt, &v, sizeof v, name);
+}
+
+Link *link_open(void *ctx, const char *endpoint, const char *identity, uint32_t rank,
+                double timeout_s)
+{
+    Link *l = calloc(1, sizeof *l);
+    if (!l || !(l->buf = malloc(PROTO_MAX_MESSAGE)))
+        WORKER_FATAL("out of memory");
+    l->rank = rank;
+    l->timeout_ms = (int64_t)(timeout_s * 1000);
+    l->sock = zmq_socket(ctx, ZMQ_DEALER);
+    if (!l->sock)
+        WORKER_FATAL("zmq_socket: %s", zmq_strerror(zmq_errno()));
+    setopt_int(l->sock, ZMQ_LINGER, LINGER_MS, "ZMQ_LINGER");
+    setopt(l->sock, ZMQ_ROUTING_ID, identity, strlen(identity), "ZMQ_ROUTING_ID");
+    setopt_int(l->sock, ZMQ_RECONNECT_IVL_MAX, RECONNECT_MAX_MS, "ZMQ_RECONNECT_IVL_MAX");
+    int64_t maxsize = PROTO_MAX_MESSAGE;
+    setopt(l->sock, ZMQ_MAXMSGSIZE, &maxsize, sizeof maxsize, "ZMQ_MAXMSGSIZE");
+    /* Connection events tell a new connection (a restarted coordinator, a network
+     * break) from the first, so that HELLO and the unacknowledged games go out again at
+     * once rather than at the next resend. */
+    char mon[64];
+    snprintf(mon, sizeof mon, "inproc://chuhe-link-%u", rank);
+    if (zmq_socket_monitor(l->sock, mon, ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED) != 0)
+        WORKER_FATAL("zmq_socket_monitor: %s", zmq_strerror(zmq_errno()));
+    l->monitor = zmq_socket(ctx, ZMQ_PAIR);
+    if (!l->monitor)
+        WORKER_FATAL("zmq_socket: %s", zmq_strerror(zmq_errno()));
+    setopt_int(l->monitor, ZMQ_LINGER, 0, "ZMQ_LINGER");
+    if (zmq_connect(l->monitor, mon) != 0)
+        WORKER_FATAL("zmq_connect(%s): %s", mon, zmq_strerror(zmq_errno()));
+    if (zmq_connect(l->sock, endpoint) != 0)
+        WORKER_FATAL("zmq_connect(%s): %s", endpoint, zmq_strerror(zmq_errno()));
+    int64_t now = time_now_ms();
+    l->last_heartbeat_ms = now;
+    l->expecting = true; /* the coordinator has not been heard from yet */
+    l->expect_since_ms = now;
+    return l;
+}
+
+void link_close(Link **lp, bool deliver)
+{
+    Link *l = *lp;
+    if (!l)
+        return;
+    if (!deliver)
+        setopt_int(l->sock, ZMQ_LINGER, 0, "ZMQ_LINGER");
+    if (zmq_socket_monitor(l->sock, NULL, 0) != 0)
+        WORKER_FATAL("zmq_socket_monitor: %s", zmq_strerror(zmq_errno()));
+    if (zmq_close(l->monitor) != 0 || zmq_close(l->sock) != 0)
+        WORKER_FATAL("zmq_close: %s", zmq_strerror(zmq_errno()));
+    free(l->hello);
+    for (int i = 0; i < l->npending; i++)
+        free(l->pending[i].frame);
+    free(l->pending);
+    free(l->buf);
+    free(l);
+    *lp = NULL;
+}
+
+static void expect_answer(Link *l, int64_t now)
+{
+    if (!l->expecting) {
+        l->expecting = true;
+        l->expect_since_ms = now;
+    }
+}
+
+/* Sends one frame without blocking; false when ZeroMQ's queue is full. */
+static bool send_frame(Link *l, const void *frame, size_t len)
+{
+    if (zmq_send(l->sock, frame, len, ZMQ_DONTWAIT) >= 0) {
+        expect_answer(l, time_now_ms());
+        return true;
+    }
+    if (zmq_errno() == EAGAIN || zmq_errno() == EINTR)
+        return false;
+    WORKER_FATAL("zmq_send: %s", zmq_strerror(zmq_errno()));
+}
+
+static size_t encode(Link *l, const ProtoMsg *m)
+{
+    ProtoError err;
+    size_t len = proto_encode(m, l->buf, PROTO_MAX_MESSAGE, &err);
+    if (!len)
+        WORKER_FATAL("encoding %s: %s", proto_type_name(m->type), err.msg);
+    return len;
+}
+
+bool link_send(Link *l, const ProtoMsg *m)
+{
+    size_t len = encode(l, m);
+    if (m->type == PROTO_HELLO) {
+        free(l->hello);
+        if (!(l->hello = malloc(len)))
+            WORKER_FATAL("out of memory");
+        memcpy(l->hello, l->buf, len);
+        l->hello_len = len;
+    }
+    return send_frame(l, l->buf, len);
+}
+
+void link_send_game(Link *l, const ProtoMsg *game)
+{
+    if (l->npending == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 8;
+        Pending *p = realloc(l->pending, (size_t)cap * sizeof *p);
+        if (!p)
+            WORKER_FATAL("out of memory");
+        l->pending = p;
+        l->cap = cap;
+    }
+    size_t len = encode(l, game);
+    Pending *p = &l->pending[l->npending];
+    p->frame = malloc(len);
+    if (!p->frame)
+        WORKER_FATAL("out of memory");
+    memcpy(p->frame, l->buf, len);
+    p->len = len;
+    p->pair_id = game->game.pair_id;
+    p->game_in_pair = game->game.game_in_pair;
+    p->backoff_ms = RESEND_FIRST_MS;
+    /* a frame ZeroMQ could not queue now goes out with the next resend check */
+    p->next_send_ms = send_frame(l, p->frame, len) ? time_now_ms() + p->backoff_ms : 0;
+    l->npending++;
+}
+
+int link_unacked(const Link *l)
+{
+    return l->npending;
+}
+
+uint64_t link_rejected(const Link *l)
+{
+    return l->rejected;
+}
+
+void link_set_progress(Link *l, uint64_t games_done, uint64_t nodes)
+{
+    l->games_done = games_done;
+    l->nodes = nodes;
+}
+
+static void on_ack(Link *l, const ProtoAck *a)
+{
+    for (int i = 0; i < l->npending; i++) {
+        Pending *p = &l->pending[i];
+        if (p->pair_id != a->pair_id || p->game_in_pair != a->game_in_pair)
+            continue;
+        if (a->status == PROTO_ACK_REJECTED) {
+            l->rejected++;
+            report_warn("game %u of pair %llu was rejected by the coordinator (see its log)",
+                        a->game_in_pair, (unsigned long long)a->pair_id);
+        }
+        free(p->frame);
+        l->pending[i] = l->pending[--l->npending];
+        return;
+    }
+}
+
+/* Heartbeat and resends that are due. */
+static void due_sends(Link *l, int64_t now)
+{
+    if (now - l->last_heartbeat_ms >= HEARTBEAT_MS) {
+        ProtoMsg m;
+        proto_init(&m, PROTO_HEARTBEAT);
+        m.heartbeat.rank = l->rank;
+        m.heartbeat.games_done = l->games_done;
+        m.heartbeat.nodes = l->nodes;
+        if (link_send(l, &m))
+            l->last_heartbeat_ms = now;
+    }
+    for (int i = 0; i < l->npending; i++) {
+        Pending *p = &l->pending[i];
+        if (now < p->next_send_ms)
+            continue;
+        if (p->next_send_ms)
+            report_info("no ACK for game %u of pair %llu: sending it again", p->game_in_pair,
+                        (unsigned long long)p->pair_id);
+        if (send_frame(l, p->frame, p->len)) {
+            p->next_send_ms = now + p->backoff_ms;
+            p->backoff_ms = p->backoff_ms * 2 > RESEND_MAX_MS ? RESEND_MAX_MS : p->backoff_ms * 2;
+        }
+    }
+}
+
+/* Handles the monitor's waiting events: on every connection after the first, HELLO
+ * and every unacknowledged game go out again. */
+static void monitor_events(Link *l)
+{
+    for (;;) {
+        uint8_t ev[6];
+        char addr[256];
+        int n = zmq_recv(l->monitor, ev, sizeof ev, ZMQ_DONTWAIT);
+        if (n < 0) {
+            if (zmq_errno() == EAGAIN || zmq_errno() == EINTR)
+                return;
+            WORKER_FATAL("zmq_recv(monitor): %s", zmq_strerror(zmq_errno()));
+        }
+        /* the event frame (u16 event, u32 value, host order) and the endpoint frame */
+        int a = zmq_recv(l->monitor, addr, sizeof addr - 1, 0);
+        if (a < 0)
+            WORKER_FATAL("zmq_recv(monitor): %s", zmq_strerror(zmq_errno()));
+        addr[a < (int)sizeof addr ? a : (int)sizeof addr - 1] = '\0';
+        uint16_t event;
+        memcpy(&event, ev, sizeof event);
+        if (event == ZMQ_EVENT_DISCONNECTED) {
+            report_warn("lost the connection to %s; reconnecting", addr);
+            continue;
+        }
+        if (event != ZMQ_EVENT_CONNECTED || l->connects++ == 0)
+            continue;
+        report_info("connected to %s again: sending HELLO and %d unacknowledged games", addr,
+                    l->npending);
+        if (l->hello)
+            send_frame(l, l->hello, l->hello_len);
+        for (int i = 0; i < l->npending; i++)
+            l->pending[i].next_send_ms = 0;
+    }
+}
+
+/* Receives one waiting message into out; returns whether one was read. */
+static bool receive(Link *l, ProtoMsg *out, bool *for_caller)
+{
+    int n = zmq_recv(l->sock, l->buf, PROTO_MAX_MESSAGE, ZMQ_DONTWAIT);
+    if (n < 0) {
+        if (zmq_errno() == EAGAIN || zmq_errno() == EINTR)
+            return false;
+        WORKER_FATAL("zmq_recv: %s", zmq_strerror(zmq_errno()));
+    }
+    l->expecting = false;
+    *for_caller = false;
+    ProtoError err;
+    if (n > PROTO_MAX_MESSAGE || !proto_decode(l->buf, (size_t)n, out, &err)) {
+        report_warn("bad message from the coordinator: %s",
+                    n > PROTO_MAX_MESSAGE ? "too long" : err.msg);
+        return true;
+    }
+    switch (out->type) {
+    case PROTO_ACK:
+        on_ack(l, &out->ack);
+        break;
+    case PROTO_HEARTBEAT:
+        break;
+    case PROTO_WORK:
+    case PROTO_WAIT:
+    case PROTO_DONE:
+    case PROTO_ERROR:
+        *for_caller = true;
+        break;
+    default:
+        report_warn("unexpected %s from the coordinator", proto_type_name(out->type));
+        break;
+    }
+    return true;
+}
+
+LinkEvent link_poll(Link *l, int wait_ms, ProtoMsg *out)
+{
+    int64_t deadline = time_now_ms() + wait_ms;
+    for (;;) {
+        monitor_events(l);
+        int64_t now = time_now_ms();
+        due_sends(l, now);
+        bool for_caller = false;
+        while (receive(l, out, &for_caller))
+            if (for_caller)
+                return LINK_MSG;
+        now = time_now_ms();
+        if (l->expecting && now - l->expect_since_ms > l->timeout_ms)
+            return LINK_LOST;
+        if (now >= deadline)
+            return LINK_NONE;
+        int64_t t = deadline - now;
+        int64_t hb = l->last_heartbeat_ms + HEARTBEAT_MS - now;
+        if (hb < t)
+            t = hb < 1 ? 1 : hb;
+        zmq_pollitem_t items[2] = {{l->sock, 0, ZMQ_POLLIN, 0}, {l->monitor, 0, ZMQ_POLLIN, 0}};
+        if (zmq_poll(items, 2, (long)t) < 0 && zmq_errno() != EINTR)
+            WORKER_FATAL("zmq_poll: %s", zmq_strerror(zmq_errno()));
+    }
+}

@@ -1,0 +1,58 @@
+/*
+ * A worker rank's connection to the coordinator: one ZeroMQ DEALER socket with a
+ * routing id made of rank, host and pid, so that the coordinator's log lines name the
+ * rank even before its HELLO arrives.
+ *
+ * The link keeps every GAME it sent until the coordinator ACKs it. It sends the HELLO
+ * and every unacknowledged GAME again as soon as a new connection is made (a restarted
+ * coordinator, a network break: ZeroMQ reconnects by itself, with a backoff growing to
+ * 5 s), and a GAME also whenever no ACK came within a backoff (10 s, doubling to 60 s).
+ * A copy that arrives twice is acknowledged as a duplicate. It sends a HEARTBEAT at
+ * least every second while it is polled, and declares the coordinator lost when nothing
+ * at all came back for the timeout since it started waiting for an answer.
+ */
+#ifndef CHUHE_WORKER_LINK_H
+#define CHUHE_WORKER_LINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "coordinator/protocol.h"
+
+typedef struct Link Link;
+
+typedef enum {
+    LINK_NONE, /* nothing for the caller before the wait ended */
+    LINK_MSG,  /* *out holds a WORK, WAIT, DONE or ERROR */
+    LINK_LOST, /* the coordinator has not answered for the timeout */
+} LinkEvent;
+
+/* Connects (ZeroMQ connects lazily: a coordinator that starts later is found). */
+Link *link_open(void *zmq_ctx, const char *endpoint, const char *identity, uint32_t rank,
+                double timeout_s);
+/* Closes; with deliver, what is still queued gets up to a second to go out. */
+void link_close(Link **l, bool deliver);
+
+/* Sends a message that needs no acknowledgement (HELLO, WORK_REQUEST, ERROR). False when
+ * it could not be queued now (the caller may retry). */
+bool link_send(Link *l, const ProtoMsg *m);
+
+/* Sends a GAME and keeps it until it is acknowledged. */
+void link_send_game(Link *l, const ProtoMsg *game);
+
+/* GAMEs sent and not yet acknowledged. */
+int link_unacked(const Link *l);
+
+/* The counters that heartbeats carry. */
+void link_set_progress(Link *l, uint64_t games_done, uint64_t nodes);
+
+/*
+ * Waits up to wait_ms for a message for the caller, handling ACKs and heartbeats,
+ * sending heartbeats and resends that are due. A wait_ms of 0 only looks.
+ */
+LinkEvent link_poll(Link *l, int wait_ms, ProtoMsg *out);
+
+/* Rejected games so far (ACKs with PROTO_ACK_REJECTED). */
+uint64_t link_rejected(const Link *l);
+
+#endif

@@ -1,0 +1,367 @@
+/*
+ * chuhe-worker: an MPI program whose every rank plays self-play game pairs for a
+ * chuhe-coordinator. MPI places the ranks and gives them their identity and a clean
+ * collective start and end (with one throughput summary on rank 0); all the work flows
+ * over ZeroMQ, one DEALER socket per rank, so ranks come and go without the others
+ * noticing and the coordinator outlives any MPI job.
+ */
+#include <errno.h>
+#include <float.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mpi.h>
+#include <zmq.h>
+
+#include "link.h"
+#include "play.h"
+#include "report.h"
+#include "timeman.h"
+
+enum {
+    MAX_UNACKED = 64,             /* games in flight before the rank waits for ACKs */
+    REQUEST_RETRY_MS = 5000,      /* a WORK_REQUEST without an answer is sent again... */
+    REQUEST_RETRY_MAX_MS = 30000, /* ...with the interval doubling up to this */
+};
+
+typedef struct {
+    char endpoint[256];
+    double timeout;
+    bool quiet;
+} Options;
+
+typedef struct {
+    Link *link;
+    PlayEngines engines;
+    ProtoMsg *in;   /* the last message for us */
+    ProtoMsg *game; /* the GAME being played and sent */
+    int rank;
+    bool done, lost, failed;
+    uint64_t games, positions, nodes;
+    double play_s;
+} Rank;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mpirun -np N chuhe-worker --connect tcp://HOST:PORT [options]\n"
+               "  --connect ENDPOINT  the coordinator (default: $CHUHE_COORDINATOR)\n"
+               "  --timeout S         give up when the coordinator has not answered for S\n"
+               "                      seconds (default 60)\n"
+               "  --quiet             only warnings and the summary\n"
+               "  --version, --help\n");
+}
+
+/* Parses the options; 0 to go on, else the exit status (every rank parses the same). */
+static int parse(int argc, char **argv, Options *o, bool talk)
+{
+    memset(o, 0, sizeof *o);
+    o->timeout = 60;
+    const char *env = getenv("CHUHE_COORDINATOR");
+    if (env)
+        snprintf(o->endpoint, sizeof o->endpoint, "%s", env);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help")) {
+            if (talk)
+                usage(stdout);
+            return -1;
+        } else if (!strcmp(a, "--version")) {
+            if (talk)
+                printf("chuhe-worker %s\n", CHUHE_VERSION);
+            return -1;
+        } else if (!strcmp(a, "--quiet")) {
+            o->quiet = true;
+        } else if (!strcmp(a, "--connect") && i + 1 < argc) {
+            snprintf(o->endpoint, sizeof o->endpoint, "%s", argv[++i]);
+        } else if (!strcmp(a, "--timeout") && i + 1 < argc) {
+            char *end;
+            o->timeout = strtod(argv[++i], &end);
+            if (*end || !(o->timeout > 0 && o->timeout <= 86400)) {
+                if (talk)
+                    fprintf(stderr, "chuhe-worker: --timeout: '%s' is not 0..86400\n", argv[i]);
+                return 2;
+            }
+        } else {
+            if (talk)
+                fprintf(stderr, "chuhe-worker: unknown option or missing value: '%s'\n", a);
+            return 2;
+        }
+    }
+    if (!o->endpoint[0]) {
+        if (talk)
+            fprintf(stderr, "chuhe-worker: no coordinator: give --connect or set "
+                            "CHUHE_COORDINATOR\n");
+        return 2;
+    }
+    return 0;
+}
+
+static void send_error_text(Rank *r, const char *text)
+{
+    ProtoMsg m;
+    proto_init(&m, PROTO_ERROR);
+    snprintf(m.error.text, sizeof m.error.text, "rank %d: %s", r->rank, text);
+    for (char *p = m.error.text; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = ' ';
+    link_send(r->link, &m);
+}
+
+/* A message for us outside a wait for work: DONE ends the rank, the rest is noted. */
+static void on_message(Rank *r)
+{
+    if (r->in->type == PROTO_DONE)
+        r->done = true;
+    else if (r->in->type == PROTO_ERROR)
+        report_warn("coordinator: %s", r->in->error.text);
+}
+
+/* The game loop's per-ply hook: keeps the link alive (heartbeats, ACKs, resends) and
+ * stops the game when the run is over or the coordinator is lost. */
+static bool on_ply(void *ctx, const GameRecord *rec)
+{
+    (void)rec;
+    Rank *r = ctx;
+    for (;;) {
+        LinkEvent ev = link_poll(r->link, 0, r->in);
+        if (ev == LINK_NONE)
+            break;
+        if (ev == LINK_LOST) {
+            r->lost = true;
+            return false;
+        }
+        on_message(r);
+    }
+    return !r->done;
+}
+
+static void play_pair(Rank *r, const ProtoWork *work)
+{
+    GamePlayer players[2];
+    char err[400];
+    if (!play_prepare(&r->engines, work, players, err, sizeof err)) {
+        report_warn("cannot play pair %llu: %s", (unsigned long long)work->pair_id, err);
+        send_error_text(r, err);
+        r->failed = true;
+        return;
+    }
+    Opening op;
+    GameSettings gs;
+    play_opening(work, &op);
+    play_settings(work, &gs);
+    gs.on_ply = on_ply;
+    gs.ctx = r;
+    for (int g = 0; g < 2; g++) {
+        proto_init(r->game, PROTO_GAME);
+        ProtoGame *pg = &r->game->game;
+        pg->run_id = work->run_id;
+        pg->pair_id = work->pair_id;
+        pg->game_in_pair = (uint8_t)g;
+        pg->worker_rank = (uint32_t)r->rank;
+        GameError gerr;
+        int64_t t0 = time_now_ms();
+        GameStatus st = game_play(&players[g], &players[1 - g], &op, &gs,
+                                  work->pair_id * 2 + (uint64_t)g, &pg->rec, &gerr);
+        r->play_s += (double)(time_now_ms() - t0) / 1000.0;
+        if (st == GAME_STOPPED)
+            return;
+        if (st != GAME_OK) {
+            snprintf(err, sizeof err, "pair %llu game %d: %s", (unsigned long long)work->pair_id, g,
+                     gerr.msg);
+            report_warn("%s", err);
+            send_error_text(r, err);
+            r->failed = true;
+            return;
+        }
+        r->games++;
+        r->positions += (uint64_t)pg->rec.nplies;
+        for (int i = 0; i < pg->rec.nplies; i++)
+            r->nodes += pg->rec.plies[i].nodes;
+        link_set_progress(r->link, r->games, r->nodes);
+        link_send_game(r->link, r->game);
+    }
+}
+
+static void request_work(Rank *r)
+{
+    ProtoMsg m;
+    proto_init(&m, PROTO_WORK_REQUEST);
+    link_send(r->link, &m);
+}
+
+/* Polls for ms, handling what comes; used while the coordinator says WAIT and while
+ * too many games are unacknowledged. */
+static void idle(Rank *r, int ms)
+{
+    int64_t end = time_now_ms() + ms;
+    while (!r->done && !r->lost) {
+        int64_t left = end - time_now_ms();
+        if (left <= 0)
+            return;
+        LinkEvent ev = link_poll(r->link, (int)left, r->in);
+        if (ev == LINK_LOST)
+            r->lost = true;
+        else if (ev == LINK_MSG)
+            on_message(r);
+    }
+}
+
+/* Asks for work until a WORK, DONE or the loss of the coordinator. */
+static void work_loop(Rank *r)
+{
+    while (!r->done && !r->lost && !r->failed) {
+        while (link_unacked(r->link) > MAX_UNACKED && !r->done && !r->lost)
+            idle(r, 500);
+        if (r->done || r->lost)
+            break;
+        request_work(r);
+        int64_t asked = time_now_ms();
+        int64_t retry = REQUEST_RETRY_MS;
+        bool answered = false;
+        while (!answered && !r->done && !r->lost) {
+            LinkEvent ev = link_poll(r->link, 500, r->in);
+            if (ev == LINK_LOST) {
+                r->lost = true;
+            } else if (ev == LINK_MSG && r->in->type == PROTO_WORK) {
+                answered = true;
+                ProtoWork work = r->in->work;
+                play_pair(r, &work);
+            } else if (ev == LINK_MSG && r->in->type == PROTO_WAIT) {
+                answered = true;
+                idle(r, (int)r->in->wait.retry_ms);
+            } else if (ev == LINK_MSG) {
+                on_message(r);
+            } else if (time_now_ms() - asked > retry) {
+                request_work(r);
+                asked = time_now_ms();
+                retry = retry * 2 > REQUEST_RETRY_MAX_MS ? REQUEST_RETRY_MAX_MS : retry * 2;
+            }
+        }
+    }
+}
+
+/* Waits for the other ranks without the busy polling of a blocking MPI call, which would
+ * take a core from ranks still playing. */
+static void gentle_barrier(void)
+{
+    MPI_Request req;
+    WORKER_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &req));
+    int flag = 0;
+    while (!flag) {
+        WORKER_MPI(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
+        if (!flag)
+            nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+    }
+}
+
+/* One line on rank 0. Engine speed is per rank that played (a rank that never got a
+ * pair has none). */
+static void summary(const Rank *r, int size, double wall_s)
+{
+    bool played = r->play_s > 0;
+    uint64_t mine[5] = {r->games, r->positions, r->nodes, r->failed || r->lost, played};
+    uint64_t sum[5] = {0, 0, 0, 0, 0};
+    double nps = played ? (double)r->nodes / r->play_s : 0;
+    double lo = played ? nps : DBL_MAX;
+    double nps_min = 0, nps_max = 0, nps_sum = 0, wall_max = 0;
+    gentle_barrier();
+    WORKER_MPI(MPI_Reduce(mine, sum, 5, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD));
+    WORKER_MPI(MPI_Reduce(&lo, &nps_min, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD));
+    WORKER_MPI(MPI_Reduce(&nps, &nps_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD));
+    WORKER_MPI(MPI_Reduce(&nps, &nps_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
+    WORKER_MPI(MPI_Reduce(&wall_s, &wall_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD));
+    if (r->rank != 0)
+        return;
+    uint64_t active = sum[4];
+    printf("chuhe-worker: %d ranks, %" PRIu64 " games, %" PRIu64 " positions, %" PRIu64
+           " engine nodes in %.1f s (%.2f games/s); engine nodes/s %.0f total, per rank "
+           "min %.0f avg %.0f max %.0f (%" PRIu64 " ranks played); %" PRIu64 " ranks failed\n",
+           size, sum[0], sum[1], sum[2], wall_max, wall_max > 0 ? (double)sum[0] / wall_max : 0,
+           nps_sum, active ? nps_min : 0, active ? nps_sum / (double)active : 0, nps_max, active,
+           sum[3]);
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    int provided = 0;
+    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "chuhe-worker: fatal: %s:%d: MPI_Init_thread failed\n", __FILE__, __LINE__);
+        return 3;
+    }
+    WORKER_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    int rank = 0, size = 1;
+    WORKER_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    WORKER_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    char host[PROTO_HOST_MAX + 1] = "unknown";
+    if (gethostname(host, sizeof host) != 0)
+        snprintf(host, sizeof host, "unknown");
+    host[PROTO_HOST_MAX] = '\0';
+    if (provided < MPI_THREAD_FUNNELED)
+        WORKER_FATAL("MPI provides thread level %d, FUNNELED needed", provided);
+
+    Options opt;
+    int status = parse(argc, argv, &opt, rank == 0);
+    if (status != 0) {
+        WORKER_MPI(MPI_Finalize());
+        return status < 0 ? 0 : status;
+    }
+    report_init(rank, host, opt.quiet);
+
+    Rank r;
+    memset(&r, 0, sizeof r);
+    r.rank = rank;
+    r.in = malloc(sizeof *r.in);
+    r.game = malloc(sizeof *r.game);
+    if (!r.in || !r.game)
+        WORKER_FATAL("out of memory");
+    play_engines_init(&r.engines);
+
+    /* ZeroMQ lives strictly between MPI_Init and MPI_Finalize. */
+    void *ctx = zmq_ctx_new();
+    if (!ctx)
+        WORKER_FATAL("zmq_ctx_new: %s", zmq_strerror(zmq_errno()));
+    char identity[PROTO_HOST_MAX + 48];
+    snprintf(identity, sizeof identity, "r%d@%s:%ld", rank, host, (long)getpid());
+    r.link = link_open(ctx, opt.endpoint, identity, (uint32_t)rank, opt.timeout);
+    report_info("rank %d of %d, pid %ld, connecting to %s", rank, size, (long)getpid(),
+                opt.endpoint);
+
+    ProtoMsg hello;
+    proto_init(&hello, PROTO_HELLO);
+    hello.hello.rank = (uint32_t)rank;
+    hello.hello.world_size = (uint32_t)size;
+    hello.hello.pid = (uint32_t)getpid();
+    snprintf(hello.hello.hostname, sizeof hello.hello.hostname, "%s", host);
+    snprintf(hello.hello.version, sizeof hello.hello.version, "%s", CHUHE_VERSION);
+    if (!link_send(r.link, &hello))
+        WORKER_FATAL("cannot queue HELLO");
+
+    int64_t start = time_now_ms();
+    work_loop(&r);
+    double wall = (double)(time_now_ms() - start) / 1000.0;
+    if (r.lost)
+        report_warn("coordinator %s has not answered for %.0f s: giving up with %d games "
+                    "unacknowledged",
+                    opt.endpoint, opt.timeout, link_unacked(r.link));
+    else if (r.done)
+        report_info("done: %" PRIu64 " games played, %" PRIu64 " rejected", r.games,
+                    link_rejected(r.link));
+
+    link_close(&r.link, !r.lost);
+    while (zmq_ctx_term(ctx) != 0) {
+        if (zmq_errno() != EINTR)
+            WORKER_FATAL("zmq_ctx_term: %s", zmq_strerror(zmq_errno()));
+    }
+    play_engines_free(&r.engines);
+    free(r.in);
+    free(r.game);
+
+    summary(&r, size, wall);
+    WORKER_MPI(MPI_Finalize());
+    return r.failed || r.lost ? 1 : 0;
+}

@@ -1,0 +1,85 @@
+#include "play.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void play_engines_init(PlayEngines *pe)
+{
+    memset(pe, 0, sizeof *pe);
+}
+
+void play_engines_free(PlayEngines *pe)
+{
+    for (int p = 0; p < 2; p++)
+        engine_free(&pe->engine[p]);
+}
+
+/* Gives engine p the weights path wants. The built-in weights come back with a fresh
+ * engine, the facade having no call to restore them. */
+static bool ready_engine(PlayEngines *pe, int p, const ProtoPlayer *pl, char *err, size_t size)
+{
+    if (pe->engine[p] && strcmp(pe->weights[p], pl->weights) && !pl->weights[0])
+        engine_free(&pe->engine[p]);
+    if (!pe->engine[p]) {
+        pe->engine[p] = engine_new();
+        if (!pe->engine[p]) {
+            snprintf(err, size, "out of memory for an engine");
+            return false;
+        }
+        pe->weights[p][0] = '\0';
+    }
+    size_t mb = pl->hash_mb ? pl->hash_mb : ENGINE_HASH_DEFAULT_MB;
+    if ((size_t)engine_hash_mb(pe->engine[p]) != mb && !engine_set_hash(pe->engine[p], mb)) {
+        snprintf(err, size, "cannot allocate a %zu MB hash", mb);
+        return false;
+    }
+    if (strcmp(pe->weights[p], pl->weights)) {
+        WeightsError werr;
+        if (!engine_load_weights(pe->engine[p], pl->weights, &werr)) {
+            snprintf(err, size, "player %u weights: %s", pl->player_id, werr.msg);
+            return false;
+        }
+        snprintf(pe->weights[p], sizeof pe->weights[p], "%s", pl->weights);
+    }
+    return true;
+}
+
+bool play_prepare(PlayEngines *pe, const ProtoWork *w, GamePlayer players[2], char *err,
+                  size_t size)
+{
+    for (int p = 0; p < 2; p++) {
+        const ProtoPlayer *pl = &w->players[p];
+        if (pl->kind != PROTO_ENGINE_BUILTIN) {
+            snprintf(err, size, "player %u: engine kind %s is not supported by this worker",
+                     pl->player_id, proto_engine_kind_name((ProtoEngineKind)pl->kind));
+            return false;
+        }
+        if (!ready_engine(pe, p, pl, err, size))
+            return false;
+        players[p].engine = pe->engine[p];
+        limits_clear(&players[p].limits);
+        players[p].limits.nodes = pl->nodes;
+        players[p].limits.depth = pl->depth;
+        players[p].limits.movetime = pl->movetime_ms;
+    }
+    return true;
+}
+
+void play_opening(const ProtoWork *w, Opening *op)
+{
+    memset(op, 0, sizeof *op);
+    snprintf(op->fen, sizeof op->fen, "%s", w->opening_fen[0] ? w->opening_fen : START_FEN);
+    op->nmoves = w->nmoves;
+    memcpy(op->moves, w->moves, (size_t)w->nmoves * sizeof w->moves[0]);
+}
+
+void play_settings(const ProtoWork *w, GameSettings *s)
+{
+    game_settings_default(s);
+    s->max_plies = w->settings.max_plies;
+    s->resign_moves = w->settings.resign_moves;
+    s->resign_score = w->settings.resign_score;
+    s->draw_after = w->settings.draw_after;
+    s->draw_moves = w->settings.draw_moves;
+    s->draw_score = w->settings.draw_score;
+}

@@ -1,0 +1,35 @@
+/*
+ * Turning a WORK message into games: the two in-process engines of a rank (one per
+ * player, kept across pairs; weights and hash size changed only when a WORK asks for
+ * others), the opening and the game settings.
+ */
+#ifndef CHUHE_WORKER_PLAY_H
+#define CHUHE_WORKER_PLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "game.h"
+#include "coordinator/protocol.h"
+
+typedef struct {
+    Engine *engine[2];
+    char weights[2][PROTO_WEIGHTS_MAX + 1]; /* what engine[p] has loaded; "" built-in */
+} PlayEngines;
+
+void play_engines_init(PlayEngines *pe);
+void play_engines_free(PlayEngines *pe);
+
+/*
+ * Readies both players of a WORK: engines with the requested hash size and weights,
+ * and their search limits. players[0] plays Red in game 0. False with the reason in
+ * err (a weights file that does not load here, out of memory).
+ */
+bool play_prepare(PlayEngines *pe, const ProtoWork *w, GamePlayer players[2], char *err,
+                  size_t size);
+
+/* The WORK's opening and adjudication settings in the game loop's terms. */
+void play_opening(const ProtoWork *w, Opening *op);
+void play_settings(const ProtoWork *w, GameSettings *s);
+
+#endif

@@ -43,9 +43,19 @@ static bool plays_opening(const GameRecord *r, const Opening *op, char *why, siz
     return true;
 }
 
-/* The ending is one the run's settings allow. */
-static bool within_settings(const GameRecord *r, const CoordConfig *cfg, char *why, size_t size)
+/* The player (0 or 1) to move at the end of game g: the one a forfeit or crash loses. */
+static int player_to_move(const ProtoGame *g)
 {
+    const char *side = strchr(g->rec.start_fen, ' ');
+    int black = side && side[1] == 'b';
+    black ^= g->rec.nplies & 1;
+    return black ? 1 - g->game_in_pair : g->game_in_pair;
+}
+
+/* The ending is one the run's settings allow. */
+static bool within_settings(const ProtoGame *g, const CoordConfig *cfg, char *why, size_t size)
+{
+    const GameRecord *r = &g->rec;
     if (r->nplies > cfg->max_plies) {
         snprintf(why, size, "%d plies exceed the run's limit of %d", r->nplies, cfg->max_plies);
         return false;
@@ -65,9 +75,15 @@ static bool within_settings(const GameRecord *r, const CoordConfig *cfg, char *w
     case REASON_ADJUDICATION_DRAW:
         off = cfg->draw_moves ? NULL : "draw adjudication is off in this run";
         break;
-    case REASON_TIME_FORFEIT:
+    case REASON_TIME_FORFEIT: {
+        /* only a player with a clock or a move time can lose on time */
+        if (!cfg->tc[0] && !cfg->movetime)
+            off = "time-forfeit in a run without a clock or move time";
+        break;
+    }
     case REASON_ENGINE_CRASH:
-        off = "the built-in engine cannot forfeit or crash";
+        if (!cfg->cmd[player_to_move(g)][0])
+            off = "the built-in engine cannot crash";
         break;
     default:
         break;
@@ -101,7 +117,7 @@ AcceptVerdict accept_game(const CoordConfig *cfg, RunFile *rf, Schedule *sched, 
     const Opening *op = sched_opening(sched, g->pair_id, &serr);
     if (!op)
         return reject(why, size, "%s", serr.msg);
-    if (!plays_opening(&g->rec, op, why, size) || !within_settings(&g->rec, cfg, why, size))
+    if (!plays_opening(&g->rec, op, why, size) || !within_settings(g, cfg, why, size))
         return ACCEPT_REJECT;
     PosError perr;
     if (!record_validate(&g->rec, &perr))

@@ -62,6 +62,28 @@ static const Opt OPTS[] = {
      "weights of player 0, Red in game 0 of every pair"},
     {"--weights-black", OPT_PATH, FIELD(weights[1]), 0, 0, OPT_RUN, "FILE",
      "weights of player 1, Black in game 0 of every pair"},
+    {"--name-red", OPT_TEXT, FIELD(name[0]), 0, 0, OPT_RUN, "NAME", "name of player 0"},
+    {"--name-black", OPT_TEXT, FIELD(name[1]), 0, 0, OPT_RUN, "NAME", "name of player 1"},
+    {"--cmd-red", OPT_TEXT, FIELD(cmd[0]), 0, 0, OPT_RUN, "CMD",
+     "player 0 is an external engine run as CMD (program and arguments)"},
+    {"--cmd-black", OPT_TEXT, FIELD(cmd[1]), 0, 0, OPT_RUN, "CMD",
+     "player 1 is an external engine run as CMD"},
+    {"--proto-red", OPT_TEXT, FIELD(proto[0]), 0, 0, OPT_RUN, "P",
+     "player 0's protocol: uci (ranks 0-9), uci1 (ranks 1-10, Fairy-Stockfish), ucci"},
+    {"--proto-black", OPT_TEXT, FIELD(proto[1]), 0, 0, OPT_RUN, "P", "player 1's protocol"},
+    {"--options-red", OPT_TEXT, FIELD(options[0]), 0, 0, OPT_RUN, "N=V;...",
+     "player 0's engine options"},
+    {"--options-black", OPT_TEXT, FIELD(options[1]), 0, 0, OPT_RUN, "N=V;...",
+     "player 1's engine options"},
+    {"--dir-red", OPT_PATH, FIELD(dir[0]), 0, 0, OPT_RUN, "DIR", "player 0's working directory"},
+    {"--dir-black", OPT_PATH, FIELD(dir[1]), 0, 0, OPT_RUN, "DIR",
+     "player 1's working directory"},
+    {"--tc", OPT_TEXT, FIELD(tc), 0, 0, OPT_RUN, "BASE+INC",
+     "clock per game in seconds, e.g. 10+0.1, kept by the worker"},
+    {"--timemargin", OPT_INT, FIELD(timemargin), 0, 60000, OPT_RUN, "MS",
+     "overrun allowed before a time forfeit (default 100)"},
+    {"--sprt", OPT_TEXT, FIELD(sprt), 0, 0, OPT_RUN, "'elo0=X elo1=Y ...'",
+     "stop once the SPRT decides (alpha, beta 0.05, model normalized by default)"},
     {"--max-plies", OPT_INT, FIELD(max_plies), 1, RECORD_MAX_PLIES, OPT_RUN, "N",
      "a game reaching N plies is drawn (default 400)"},
     {"--resign-moves", OPT_INT, FIELD(resign_moves), 0, RECORD_MAX_PLIES, OPT_RUN, "N",
@@ -86,6 +108,10 @@ static const Opt OPTS[] = {
      "after the target, wait at most S seconds to tell workers DONE (default 30)"},
     {"--progress-interval", OPT_DOUBLE, FIELD(progress_interval), 0.1, 86400, 0, "S",
      "seconds between progress lines (default 1)"},
+    {"--pgnout", OPT_PATH, FIELD(pgnout), 0, 0, 0, "FILE",
+     "write every stored game as PGN to FILE when the run ends"},
+    {"--rating-interval", OPT_INT, FIELD(rating_interval), 0, 1000000000, 0, "N",
+     "log the match statistics every N stored games"},
 };
 
 #undef FIELD
@@ -111,6 +137,7 @@ void coord_config_defaults(CoordConfig *c)
     c->hash_mb = ENGINE_HASH_DEFAULT_MB;
     c->random_plies = COORD_DEFAULT_RANDOM_PLIES;
     c->max_plies = COORD_DEFAULT_MAX_PLIES;
+    c->timemargin = 100;
     snprintf(c->bind, sizeof c->bind, "%s", COORD_DEFAULT_BIND);
     snprintf(c->out, sizeof c->out, "run.h5");
     c->heartbeat_timeout = 30;
@@ -275,10 +302,75 @@ static uint64_t random_seed(void)
 }
 
 /* Range checks that involve several options. */
+bool coord_parse_tc(const char *text, uint32_t *base_ms, uint32_t *inc_ms)
+{
+    *base_ms = *inc_ms = 0;
+    if (!text[0])
+        return true;
+    char *end;
+    errno = 0;
+    double base = strtod(text, &end), inc = 0;
+    if (errno || end == text || !(base > 0 && base <= 86400))
+        return false;
+    if (*end == '+') {
+        const char *p = end + 1;
+        inc = strtod(p, &end);
+        if (errno || end == p || !(inc >= 0 && inc <= 3600))
+            return false;
+    }
+    if (*end)
+        return false;
+    *base_ms = (uint32_t)(base * 1000 + 0.5);
+    *inc_ms = (uint32_t)(inc * 1000 + 0.5);
+    return *base_ms > 0;
+}
+
+bool coord_parse_sprt(const char *text, SprtParams *p, bool *has, CoordError *err)
+{
+    sprt_params_default(p);
+    *has = text[0] != '\0';
+    if (!*has)
+        return true;
+    char copy[sizeof ((CoordConfig *)0)->sprt];
+    snprintf(copy, sizeof copy, "%s", text);
+    bool elo0 = false, elo1 = false;
+    StatsError serr;
+    for (char *save = NULL, *w = strtok_r(copy, " ,", &save); w; w = strtok_r(NULL, " ,", &save)) {
+        if (!sprt_parse_option(w, p, &serr))
+            return fail(err, "--sprt: %s", serr.msg);
+        elo0 |= !strncmp(w, "elo0=", 5);
+        elo1 |= !strncmp(w, "elo1=", 5);
+    }
+    if (!elo0 || !elo1)
+        return fail(err, "--sprt: give elo0= and elo1=");
+    if (!sprt_check(p, &serr))
+        return fail(err, "--sprt: %s", serr.msg);
+    return true;
+}
+
 static bool check(const CoordConfig *c, CoordError *err)
 {
-    if (!c->nodes && !c->depth && !c->movetime)
-        return fail(err, "no search limit: give --nodes, --depth or --movetime");
+    SprtParams sp;
+    bool has_sprt;
+    if (!coord_parse_sprt(c->sprt, &sp, &has_sprt, err))
+        return false;
+    uint32_t base, inc;
+    if (!coord_parse_tc(c->tc, &base, &inc))
+        return fail(err, "--tc: '%s' is not BASE+INC in seconds (e.g. 10+0.1)", c->tc);
+    if (!c->nodes && !c->depth && !c->movetime && !base)
+        return fail(err, "no search limit: give --nodes, --depth, --movetime or --tc");
+    for (int p = 0; p < 2; p++) {
+        ProtoExtProtocol proto;
+        if (c->proto[p][0] && !proto_ext_protocol_parse(c->proto[p], &proto))
+            return fail(err, "--proto-%s: '%s' is not uci, uci1 or ucci", p ? "black" : "red",
+                        c->proto[p]);
+        if (c->cmd[p][0] && c->weights[p][0])
+            return fail(err, "player %d: an external engine (--cmd-%s) has no weights", p,
+                        p ? "black" : "red");
+        if (!c->cmd[p][0] && (c->proto[p][0] || c->options[p][0] || c->dir[p][0]))
+            return fail(err, "player %d: protocol, options and directory need --cmd-%s", p,
+                        p ? "black" : "red");
+    }
     if (c->resign_moves && c->resign_score < 1)
         return fail(err, "--resign-moves needs --resign-score of at least 1");
     if (c->openings[0] && c->opening_max_score)
@@ -290,13 +382,15 @@ static bool check(const CoordConfig *c, CoordError *err)
 
 bool coord_config_finish_new(CoordConfig *c, const CoordGiven *given, CoordError *err)
 {
-    if (!c->nodes && !c->depth && !c->movetime)
+    if (!c->nodes && !c->depth && !c->movetime && !c->tc[0])
         c->nodes = COORD_DEFAULT_NODES;
     if (!was_given(given, "--seed"))
         c->seed = random_seed();
     if (!absolute(c->openings, sizeof c->openings, "--openings", err) ||
         !absolute(c->weights[0], sizeof c->weights[0], "--weights-red", err) ||
-        !absolute(c->weights[1], sizeof c->weights[1], "--weights-black", err))
+        !absolute(c->weights[1], sizeof c->weights[1], "--weights-black", err) ||
+        !absolute(c->dir[0], sizeof c->dir[0], "--dir-red", err) ||
+        !absolute(c->dir[1], sizeof c->dir[1], "--dir-black", err))
         return false;
     return check(c, err);
 }
@@ -540,7 +634,9 @@ bool coord_config_resume(CoordConfig *c, const CoordGiven *given, const char *js
     CoordConfig cmd = *c;
     if (!absolute(cmd.openings, sizeof cmd.openings, "--openings", err) ||
         !absolute(cmd.weights[0], sizeof cmd.weights[0], "--weights-red", err) ||
-        !absolute(cmd.weights[1], sizeof cmd.weights[1], "--weights-black", err))
+        !absolute(cmd.weights[1], sizeof cmd.weights[1], "--weights-black", err) ||
+        !absolute(cmd.dir[0], sizeof cmd.dir[0], "--dir-red", err) ||
+        !absolute(cmd.dir[1], sizeof cmd.dir[1], "--dir-black", err))
         return false;
     for (int i = 0; i < NOPTS; i++) {
         const Opt *o = &OPTS[i];

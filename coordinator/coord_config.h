@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "protocol.h"
+#include "stats.h"
 
 enum {
     COORD_PATH_MAX = 1024,
@@ -44,6 +45,15 @@ typedef struct {
     uint64_t seed;                 /* random openings: pair p uses a seed derived from it */
     int opening_max_score;         /* random openings: keep |score| <= this; 0: any */
     char weights[2][PROTO_WEIGHTS_MAX + 1]; /* per player; "" for the built-in weights */
+    /* External engines, per player: a command makes the player external. */
+    char name[2][64];                        /* "" for a name from the weights or command */
+    char cmd[2][PROTO_COMMAND_MAX + 1];      /* program and arguments; "" built-in */
+    char proto[2][16];                       /* uci (default), uci1, ucci */
+    char options[2][PROTO_COMMAND_MAX + 1];  /* "Name=Value;Name=Value" */
+    char dir[2][PROTO_COMMAND_MAX + 1];      /* working directory */
+    char tc[32];                             /* "BASE+INC" seconds, "" for none */
+    int timemargin;                          /* ms of overrun before a time forfeit */
+    char sprt[128]; /* "elo0=X elo1=Y [alpha=A] [beta=B] [model=M]"; "" none */
     int max_plies;
     int resign_moves, resign_score;
     int draw_after, draw_moves, draw_score;
@@ -55,6 +65,8 @@ typedef struct {
     double heartbeat_timeout; /* s without a message before a worker's pair is re-queued */
     double drain_timeout;     /* s to wait for workers after the target is reached */
     double progress_interval; /* s between progress lines */
+    char pgnout[COORD_PATH_MAX]; /* PGN of every stored game, written at the end; "" none */
+    int rating_interval;         /* games between logged rating lines; 0: none */
 } CoordConfig;
 
 /* Which options the command line gave (indexed by the option table, opaque). */
@@ -82,6 +94,13 @@ bool coord_config_resume(CoordConfig *c, const CoordGiven *given, const char *js
 
 /* The run settings as one flat JSON object; false if buf is too small. */
 bool coord_config_to_json(const CoordConfig *c, char *buf, size_t size);
+
+/* Parses a time control "BASE[+INC]" in seconds ("40/60" style is not supported) into
+ * ms; "" is no clock. */
+bool coord_parse_tc(const char *text, uint32_t *base_ms, uint32_t *inc_ms);
+
+/* Parses the --sprt text into p; *has is false for "". */
+bool coord_parse_sprt(const char *text, SprtParams *p, bool *has, CoordError *err);
 
 /* The option list for --help. */
 void coord_config_usage(FILE *f);

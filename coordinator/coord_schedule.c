@@ -161,7 +161,7 @@ static void assign(Schedule *s, uint64_t id, int worker, double now)
 
 bool sched_assign_next(Schedule *s, int worker, double now, uint64_t *id)
 {
-    if (sched_finished(s))
+    if (s->stopped || sched_finished(s))
         return false;
     while (s->qlen > 0) {
         uint64_t q = s->queue[s->qhead];
@@ -299,5 +299,17 @@ const Opening *sched_opening(Schedule *s, uint64_t id, SchedError *err)
 
 bool sched_finished(const Schedule *s)
 {
-    return s->complete >= s->target;
+    if (s->complete >= s->target)
+        return true;
+    if (!s->stopped)
+        return false;
+    for (uint64_t id = 0; id < s->cap; id++)
+        if (s->pairs[id].state == PAIR_ASSIGNED)
+            return false;
+    return true;
+}
+
+void sched_stop(Schedule *s)
+{
+    s->stopped = true;
 }

@@ -52,6 +52,7 @@ typedef struct {
     uint64_t outstanding; /* queued + assigned */
     uint64_t requeued;    /* releases of unfinished pairs */
     uint64_t dropped;
+    bool stopped; /* an early stop (SPRT): no pair is handed out any more */
     uint64_t *queue; /* ring of QUEUED ids, possibly stale */
     uint64_t qhead, qlen, qcap;
     /* openings */
@@ -110,5 +111,9 @@ const Opening *sched_opening(Schedule *s, uint64_t id, SchedError *err);
 void sched_drop(Schedule *s, uint64_t id);
 
 bool sched_finished(const Schedule *s);
+
+/* Stops the run early (an SPRT decision): no new or queued pair is handed out; the run
+ * is finished once no pair is assigned, so every worker finishes its current games. */
+void sched_stop(Schedule *s);
 
 #endif

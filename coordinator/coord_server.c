@@ -195,15 +195,28 @@ static void send_error(Server *s, int i, const char *text)
     send_to(s, i, &m);
 }
 
-static void fill_player(const CoordConfig *cfg, uint16_t id, const char *weights, ProtoPlayer *p)
+static void fill_player(const CoordConfig *cfg, uint16_t id, int i, ProtoPlayer *p)
 {
     p->player_id = id;
-    p->kind = PROTO_ENGINE_BUILTIN;
+    p->kind = cfg->cmd[i][0] ? PROTO_ENGINE_EXTERNAL : PROTO_ENGINE_BUILTIN;
     p->hash_mb = (uint32_t)cfg->hash_mb;
     p->nodes = cfg->nodes;
     p->depth = (uint16_t)cfg->depth;
     p->movetime_ms = (uint32_t)cfg->movetime;
-    snprintf(p->weights, sizeof p->weights, "%s", weights);
+    if (!coord_parse_tc(cfg->tc, &p->tc_base_ms, &p->tc_inc_ms))
+        p->tc_base_ms = p->tc_inc_ms = 0; /* checked when the run started */
+    p->margin_ms = (uint32_t)cfg->timemargin;
+    if (p->kind == PROTO_ENGINE_EXTERNAL) {
+        ProtoExtProtocol proto = PROTO_EXT_UCI;
+        if (cfg->proto[i][0] && !proto_ext_protocol_parse(cfg->proto[i], &proto))
+            proto = PROTO_EXT_UCI;
+        p->protocol = (uint8_t)proto;
+        snprintf(p->command, sizeof p->command, "%s", cfg->cmd[i]);
+        snprintf(p->options, sizeof p->options, "%s", cfg->options[i]);
+        snprintf(p->dir, sizeof p->dir, "%s", cfg->dir[i]);
+    } else {
+        snprintf(p->weights, sizeof p->weights, "%s", cfg->weights[i]);
+    }
 }
 
 static void send_work(Server *s, int i, uint64_t pair, const Opening *op)
@@ -218,7 +231,7 @@ static void send_work(Server *s, int i, uint64_t pair, const Opening *op)
     w->nmoves = (uint16_t)op->nmoves;
     memcpy(w->moves, op->moves, (size_t)op->nmoves * sizeof op->moves[0]);
     for (int p = 0; p < 2; p++)
-        fill_player(cfg, s->run->players[p], cfg->weights[p], &w->players[p]);
+        fill_player(cfg, s->run->players[p], p, &w->players[p]);
     w->settings.max_plies = (uint16_t)cfg->max_plies;
     w->settings.resign_moves = (uint16_t)cfg->resign_moves;
     w->settings.resign_score = (uint16_t)cfg->resign_score;
@@ -345,6 +358,32 @@ static void on_game(Server *s, int i)
     sched_game_stored(run->sched, g->pair_id, g->game_in_pair);
     coord_stats_add(run->stats, g->rec.outcome, g->rec.reason, g->rec.nplies, red,
                     record_nodes(&g->rec), true);
+    uint64_t other;
+    const RunGame *partner = NULL;
+    if (runfile_find_game(run->rf, g->pair_id, 1u - g->game_in_pair, &other))
+        partner = runfile_game(run->rf, other);
+    if (partner) {
+        Outcome po = partner->outcome > 0   ? OUTCOME_RED_WIN
+                     : partner->outcome < 0 ? OUTCOME_BLACK_WIN
+                                            : OUTCOME_DRAW;
+        coord_stats_add_pair(run->stats, g->game_in_pair ? po : g->rec.outcome,
+                             g->game_in_pair ? g->rec.outcome : po);
+        double llr;
+        SprtState ss = coord_stats_sprt(run->stats, &llr);
+        if (ss != SPRT_CONTINUE && !run->sched->stopped) {
+            char text[160];
+            sprt_format(text, sizeof text, &run->stats->sprt, llr);
+            coord_log("SPRT: %s: %s; no new pairs, the workers finish their games", text,
+                      sprt_state_name(ss));
+            sched_stop(run->sched);
+        }
+    }
+    if (s->cfg->rating_interval > 0 && run->stats->games % (uint64_t)s->cfg->rating_interval == 0) {
+        char text[512];
+        stats_format(text, sizeof text, &run->stats->match, STATS_PENTANOMIAL,
+                     run->stats->has_sprt ? &run->stats->sprt : NULL, STATS_REPORT_LINE);
+        coord_log("after %llu games: %s", (unsigned long long)run->stats->games, text);
+    }
     send_ack(s, i, g, PROTO_ACK_STORED, id);
 }
 

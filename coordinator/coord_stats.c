@@ -11,6 +11,30 @@ void coord_stats_init(CoordStats *st, double now)
 {
     memset(st, 0, sizeof *st);
     st->start = now;
+    stats_counts_init(&st->match);
+    sprt_params_default(&st->sprt);
+}
+
+static StatsScore p0_score(Outcome o, int p0_red)
+{
+    if (o == OUTCOME_DRAW)
+        return STATS_DRAW;
+    bool red_won = o == OUTCOME_RED_WIN;
+    return red_won == (p0_red != 0) ? STATS_WIN : STATS_LOSS;
+}
+
+void coord_stats_add_pair(CoordStats *st, Outcome o0, Outcome o1)
+{
+    stats_add_pair(&st->match, p0_score(o0, 1), p0_score(o1, 0));
+}
+
+SprtState coord_stats_sprt(const CoordStats *st, double *llr)
+{
+    *llr = 0;
+    if (!st->has_sprt)
+        return SPRT_CONTINUE;
+    *llr = sprt_llr(&st->sprt, &st->match, STATS_PENTANOMIAL);
+    return sprt_state(&st->sprt, *llr);
 }
 
 void coord_stats_add(CoordStats *st, Outcome o, Reason reason, int plies, int red_player,
@@ -21,6 +45,12 @@ void coord_stats_add(CoordStats *st, Outcome o, Reason reason, int plies, int re
     if ((unsigned)reason < REASON_NB)
         st->reasons[reason]++;
     int black_player = 1 - red_player;
+    if (o == OUTCOME_RED_WIN || o == OUTCOME_BLACK_WIN) {
+        int loser = o == OUTCOME_RED_WIN ? black_player : red_player;
+        st->time_losses[loser] += reason == REASON_TIME_FORFEIT;
+        st->crashes[loser] += reason == REASON_ENGINE_CRASH;
+        st->illegal[loser] += reason == REASON_ILLEGAL_MOVE;
+    }
     if (o == OUTCOME_RED_WIN) {
         st->red_wins++;
         st->player[red_player][0]++;
@@ -87,7 +117,16 @@ void coord_stats_progress_text(const CoordStats *st, const CoordStatsContext *cx
              st->positions, (double)st->session_positions / t, st->red_wins, st->draws,
              st->black_wins, st->player[0][0], st->player[0][1], st->player[0][2], cx->workers,
              eta_text);
+    size_t n = strlen(buf);
+    if (n + 4 < size && stats_pairs(&st->match) > 0) {
+        memcpy(buf + n, "  | ", 4);
+        stats_format(buf + n + 4, size - n - 4, &st->match, STATS_PENTANOMIAL,
+                     st->has_sprt ? &st->sprt : NULL, STATS_REPORT_LINE);
+    }
 }
+
+/* Infinities are not JSON numbers. */
+static void put_num(void *o, double v);
 
 typedef struct {
     char *buf;
@@ -106,6 +145,15 @@ static void put(Out *o, const char *fmt, ...)
     va_end(ap);
     if (n > 0)
         o->len = o->len + (size_t)n < o->size ? o->len + (size_t)n : o->size;
+}
+
+static void put_num(void *out, double v)
+{
+    Out *o = out;
+    if (v != v || v > 1e300 || v < -1e300)
+        put(o, "null");
+    else
+        put(o, "%.4f", v);
 }
 
 void coord_stats_json(const CoordStats *st, const CoordStatsContext *cx, const char *event,
@@ -127,11 +175,41 @@ void coord_stats_json(const CoordStats *st, const CoordStatsContext *cx, const c
     for (int p = 0; p < 2; p++)
         put(&o, "%s{\"wins\":%" PRIu64 ",\"draws\":%" PRIu64 ",\"losses\":%" PRIu64 "}",
             p ? "," : "", st->player[p][0], st->player[p][1], st->player[p][2]);
+    put(&o, "],\"penta\":[");
+    for (int i = 0; i < STATS_PENTA_NB; i++)
+        put(&o, "%s%" PRIu64, i ? "," : "", st->match.penta[i]);
+    StatsEstimate est;
+    stats_estimate(&st->match, STATS_PENTANOMIAL, &est);
+    put(&o, "],\"elo\":");
+    put_num(&o, est.elo);
+    put(&o, ",\"elo_error\":");
+    put_num(&o, est.elo_error);
+    put(&o, ",\"nelo\":");
+    put_num(&o, est.nelo);
+    put(&o, ",\"nelo_error\":");
+    put_num(&o, est.nelo_error);
+    put(&o, ",\"los\":");
+    put_num(&o, est.los);
+    if (st->has_sprt) {
+        double llr;
+        SprtState ss = coord_stats_sprt(st, &llr);
+        put(&o, ",\"sprt\":{\"model\":\"%s\",\"elo0\":%g,\"elo1\":%g,\"alpha\":%g,\"beta\":%g,"
+                "\"lower\":%.4f,\"upper\":%.4f,\"llr\":",
+            sprt_model_name(st->sprt.model), st->sprt.elo0, st->sprt.elo1, st->sprt.alpha,
+            st->sprt.beta, sprt_lower_bound(&st->sprt), sprt_upper_bound(&st->sprt));
+        put_num(&o, llr);
+        put(&o, ",\"state\":\"%s\"}", sprt_state_name(ss));
+    }
+    put(&o,
+        ",\"time_losses\":[%" PRIu64 ",%" PRIu64 "],\"crashes\":[%" PRIu64 ",%" PRIu64
+        "],\"illegal_moves\":[%" PRIu64 ",%" PRIu64 "]",
+        st->time_losses[0], st->time_losses[1], st->crashes[0], st->crashes[1], st->illegal[0],
+        st->illegal[1]);
     double e = eta(st, cx);
     if (e >= 0)
-        put(&o, "],\"eta_s\":%.1f", e);
+        put(&o, ",\"eta_s\":%.1f", e);
     else
-        put(&o, "],\"eta_s\":null");
+        put(&o, ",\"eta_s\":null");
     put(&o,
         ",\"workers\":%d,\"rejected\":%" PRIu64 ",\"duplicates\":%" PRIu64 ",\"requeued\":%" PRIu64
         ",\"dropped\":%" PRIu64,
@@ -182,4 +260,19 @@ void coord_stats_summary_text(const CoordStats *st, const CoordStatsContext *cx,
         "  problems   %" PRIu64 " games rejected, %" PRIu64 " duplicates, %" PRIu64
         " pairs re-queued, %" PRIu64 " dropped\n",
         st->rejected, st->duplicates, cx->requeued, cx->dropped);
+    put(&o,
+        "  losses     player 0: %" PRIu64 " on time, %" PRIu64 " crashes, %" PRIu64
+        " illegal moves; player 1: %" PRIu64 " on time, %" PRIu64 " crashes, %" PRIu64
+        " illegal moves\n",
+        st->time_losses[0], st->crashes[0], st->illegal[0], st->time_losses[1], st->crashes[1],
+        st->illegal[1]);
+    if (stats_pairs(&st->match) > 0) {
+        char text[1024];
+        stats_format(text, sizeof text, &st->match, STATS_PENTANOMIAL,
+                     st->has_sprt ? &st->sprt : NULL, STATS_REPORT_FULL);
+        put(&o, "  match      player 0 against player 1, %" PRIu64 " complete pairs:\n",
+            stats_pairs(&st->match));
+        for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+            put(&o, "             %s\n", line);
+    }
 }

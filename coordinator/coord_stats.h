@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "record.h"
+#include "stats.h"
 
 typedef struct {
     uint64_t games, positions;
@@ -21,6 +22,11 @@ typedef struct {
     double start; /* monotonic seconds when the session began */
     uint64_t session_games, session_positions, session_nodes;
     uint64_t rejected, duplicates;
+    /* the match: player 0 is engine A; pairs counted once both games are stored */
+    StatsCounts match;
+    bool has_sprt;
+    SprtParams sprt;
+    uint64_t time_losses[2], crashes[2], illegal[2]; /* per player */
 } CoordStats;
 
 /* What the stats do not hold: the schedule and the workers. */
@@ -37,6 +43,14 @@ void coord_stats_init(CoordStats *st, double now);
  * engine nodes its moves took. session: stored in this session (not restored). */
 void coord_stats_add(CoordStats *st, Outcome o, Reason reason, int plies, int red_player,
                      uint64_t nodes, bool session);
+
+/* Counts a pair whose two games are stored: o0 the outcome of game 0 (player 0 Red),
+ * o1 of game 1 (player 0 Black). */
+void coord_stats_add_pair(CoordStats *st, Outcome o0, Outcome o1);
+
+/* The SPRT's log-likelihood ratio and verdict on the pairs so far (pentanomial);
+ * SPRT_CONTINUE without an SPRT. */
+SprtState coord_stats_sprt(const CoordStats *st, double *llr);
 
 /* The one-line progress text. */
 void coord_stats_progress_text(const CoordStats *st, const CoordStatsContext *cx, char *buf,

@@ -10,14 +10,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coord_cli.h"
 #include "coord_config.h"
 #include "coord_log.h"
 #include "coord_schedule.h"
 #include "coord_server.h"
 #include "coord_stats.h"
 #include "coord_tools.h"
+#include "export.h"
 #include "position.h"
 #include "runfile.h"
+#include "stats.h"
 #include "timeman.h"
 #include "weights.h"
 
@@ -28,12 +31,23 @@ static void usage(FILE *f)
                "                         [--skip-captures] [--max-score CP]  > out.plain\n"
                "       chuhe-coordinator export pgn RUN.h5 [--no-comments]    > out.pgn\n"
                "       chuhe-coordinator verify RUN.h5   replay every stored game\n"
+               "       chuhe-coordinator stats --penta LL,LD,D,WD,WW | --wdl W,D,L\n"
+               "                         [-sprt elo0=X elo1=Y alpha=A beta=B model=M]\n"
                "       chuhe-coordinator --help | --version\n"
                "\n"
                "Workers (chuhe-worker, an MPI program) connect to the bound endpoint and play\n"
                "game pairs: one opening, colours swapped. Every game is replayed and checked\n"
                "before it is stored and acknowledged. Restarted with the same --out file, the\n"
                "coordinator continues the run with its stored settings.\n"
+               "\nTournament options (cutechess-cli / fastchess style, two engines):\n"
+               "  -engine name=N cmd=PROG [args=A] [dir=D] [proto=uci|uci1|ucci] [option.X=Y]\n"
+               "  -engine name=N builtin [weights=FILE]\n"
+               "  -each tc=B+I | st=S | nodes=N | depth=N [timemargin=MS] [option.X=Y]\n"
+               "  -openings file=F [format=epd] [order=sequential] [seed=S]\n"
+               "  -rounds N [-games G] | -games N       -maxmoves N\n"
+               "  -sprt elo0=X elo1=Y [alpha=A] [beta=B] [model=normalized|logistic]\n"
+               "  -resign movecount=N score=CP          -draw movenumber=N movecount=M score=CP\n"
+               "  -pgnout FILE                          -ratinginterval N\n"
                "\nOptions:\n");
     coord_config_usage(f);
 }
@@ -58,8 +72,21 @@ static bool file_hash(const char *path, uint64_t *hash)
     return ok;
 }
 
-static void player_name(const char *weights, char *buf, size_t size)
+static void player_name(const CoordConfig *cfg, int p, char *buf, size_t size)
 {
+    const char *weights = cfg->weights[p];
+    if (cfg->name[p][0]) {
+        snprintf(buf, size, "%s", cfg->name[p]);
+        return;
+    }
+    if (cfg->cmd[p][0]) {
+        char prog[PROTO_COMMAND_MAX + 1];
+        snprintf(prog, sizeof prog, "%s", cfg->cmd[p]);
+        prog[strcspn(prog, " \t")] = '\0';
+        const char *base = strrchr(prog, '/');
+        snprintf(buf, size, "%.63s", base ? base + 1 : prog);
+        return;
+    }
     if (!weights[0]) {
         snprintf(buf, size, "chuhe");
         return;
@@ -108,10 +135,16 @@ static RunFile *create_run(CoordConfig *cfg, const CoordGiven *given, uint16_t p
     for (int p = 0; p < 2; p++) {
         char name[RUNFILE_NAME_SIZE];
         uint64_t hash;
-        player_name(cfg->weights[p], name, sizeof name);
-        if (!file_hash(cfg->weights[p], &hash) ||
-            !runfile_add_player(rf, name, proto_engine_kind_name(PROTO_ENGINE_BUILTIN),
-                                cfg->weights[p], hash, &players[p], &err)) {
+        player_name(cfg, p, name, sizeof name);
+        bool external = cfg->cmd[p][0] != '\0';
+        /* An external player's row holds its command line where weights would be. */
+        char what[RUNFILE_WEIGHTS_SIZE];
+        snprintf(what, sizeof what, "%.255s", external ? cfg->cmd[p] : cfg->weights[p]);
+        if (!file_hash(external ? "" : cfg->weights[p], &hash) ||
+            !runfile_add_player(rf, name,
+                                proto_engine_kind_name(external ? PROTO_ENGINE_EXTERNAL
+                                                                : PROTO_ENGINE_BUILTIN),
+                                what, hash, &players[p], &err)) {
             coord_log("%s", err.msg);
             runfile_close(&rf, &err);
             return NULL;
@@ -170,6 +203,21 @@ static void restore(RunFile *rf, Schedule *sched, CoordStats *stats)
                     : g->outcome < 0 ? OUTCOME_BLACK_WIN
                                      : OUTCOME_DRAW;
         coord_stats_add(stats, o, (Reason)g->reason, g->plies, g->game_in_pair, 0, false);
+        uint64_t other;
+        const RunGame *partner = NULL;
+        if (runfile_find_game(rf, g->pair_id, 1u - g->game_in_pair, &other) && other < id)
+            partner = runfile_game(rf, other);
+        if (partner) {
+            Outcome po = partner->outcome > 0   ? OUTCOME_RED_WIN
+                         : partner->outcome < 0 ? OUTCOME_BLACK_WIN
+                                                : OUTCOME_DRAW;
+            coord_stats_add_pair(stats, g->game_in_pair ? po : o, g->game_in_pair ? o : po);
+        }
+    }
+    double llr;
+    if (coord_stats_sprt(stats, &llr) != SPRT_CONTINUE) {
+        coord_log("the SPRT had already decided (LLR %.2f): no new pairs", llr);
+        sched_stop(sched);
     }
     sched_restore_end(sched, runfile_next_pair_id(rf));
     if (n)
@@ -205,13 +253,45 @@ static void summary(const CoordRun *run, const char *status, int workers)
     fflush(stdout);
 }
 
+/* The PGN of every stored game, for -pgnout. */
+static void write_pgn(RunFile *rf, const char *path)
+{
+    RunError err;
+    if (!runfile_flush(rf, &err)) {
+        coord_log("%s", err.msg);
+        return;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        coord_log("-pgnout %s: %s", path, strerror(errno));
+        return;
+    }
+    ExportStats st;
+    bool ok = export_pgn(rf, 0, UINT64_MAX, true, f, &st, &err);
+    if (fclose(f) != 0 && ok) {
+        coord_log("-pgnout %s: %s", path, strerror(errno));
+        return;
+    }
+    if (!ok)
+        coord_log("-pgnout %s: %s", path, err.msg);
+    else
+        coord_log("%" PRIu64 " games written to %s", st.games, path);
+}
+
 static int serve(int argc, char **argv)
 {
     CoordConfig cfg;
     CoordGiven given;
     CoordError cerr;
+    CoordArgs args;
     coord_config_defaults(&cfg);
-    if (!coord_config_parse(&cfg, &given, argc, argv, &cerr)) {
+    if (!coord_cli_translate(argc, argv, &args, &cerr)) {
+        fprintf(stderr, "chuhe-coordinator: %s\n", cerr.msg);
+        return 2;
+    }
+    bool parsed = coord_config_parse(&cfg, &given, args.argc, args.argv, &cerr);
+    coord_args_free(&args);
+    if (!parsed) {
         fprintf(stderr, "chuhe-coordinator: %s\n", cerr.msg);
         return 2;
     }
@@ -222,10 +302,13 @@ static int serve(int argc, char **argv)
         return 1;
     /* Workers beat between moves only: a move must fit well inside the timeout. */
     double longest_move = cfg.movetime / 1000.0;
-    if (cfg.movetime && cfg.heartbeat_timeout < 2 * longest_move + 5) {
+    uint32_t tc_base = 0, tc_inc = 0;
+    if (coord_parse_tc(cfg.tc, &tc_base, &tc_inc) && tc_base / 1000.0 > longest_move)
+        longest_move = tc_base / 1000.0;
+    if (longest_move > 0 && cfg.heartbeat_timeout < 2 * longest_move + 5) {
         cfg.heartbeat_timeout = 2 * longest_move + 5;
-        coord_log("note: --heartbeat-timeout raised to %.0f s for %d ms moves",
-                  cfg.heartbeat_timeout, cfg.movetime);
+        coord_log("note: --heartbeat-timeout raised to %.0f s for moves of up to %.1f s",
+                  cfg.heartbeat_timeout, longest_move);
     }
     if (cfg.games % 2)
         coord_log("note: %" PRIu64 " games is %" PRIu64 " whole pairs", cfg.games,
@@ -236,6 +319,11 @@ static int serve(int argc, char **argv)
     CoordStats stats;
     RunError err;
     coord_stats_init(&stats, (double)time_now_ms() / 1000.0);
+    if (!coord_parse_sprt(cfg.sprt, &stats.sprt, &stats.has_sprt, &cerr)) {
+        coord_log("%s", cerr.msg);
+        runfile_close(&rf, &err);
+        return 1;
+    }
     if (!sched_init(&sched, &cfg, &serr)) {
         coord_log("%s", serr.msg);
         runfile_close(&rf, &err);
@@ -249,6 +337,8 @@ static int serve(int argc, char **argv)
                          : st == SERVE_INTERRUPTED ? "interrupted"
                                                    : "failed";
     summary(&run, status, workers);
+    if (cfg.pgnout[0])
+        write_pgn(rf, cfg.pgnout);
     bool closed = runfile_close(&rf, &err);
     if (!closed)
         coord_log("%s", err.msg);
@@ -260,6 +350,23 @@ static int serve(int argc, char **argv)
     if (!closed || st == SERVE_FAILED)
         return 1;
     return st == SERVE_INTERRUPTED ? 128 + signo : 0;
+}
+
+/* `stats`: the match statistics of given counts, as the live report prints them. */
+static int stats_tool(int argc, char **argv)
+{
+    StatsArgs a;
+    StatsError err;
+    if (!stats_parse_args(argc, argv, &a, &err)) {
+        fprintf(stderr, "chuhe-coordinator stats: %s\nusage: chuhe-coordinator %s", err.msg,
+                stats_usage());
+        return 2;
+    }
+    char text[2048];
+    stats_format(text, sizeof text, &a.counts, a.kind, a.has_sprt ? &a.sprt : NULL,
+                 STATS_REPORT_FULL);
+    fputs(text, stdout);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -275,6 +382,8 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && !strcmp(argv[1], "export"))
         return coord_tool_export(argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "stats"))
+        return stats_tool(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "verify"))
         return coord_tool_verify(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "run"))

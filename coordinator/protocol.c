@@ -20,7 +20,27 @@ static const char *const TYPE_NAMES[PROTO_TYPE_NB] = {"unknown", "HELLO", "WORK_
                                                       "GAME",    "ACK",   "HEARTBEAT",    "DONE",
                                                       "WAIT",    "ERROR"};
 
-static const char *const KIND_NAMES[PROTO_ENGINE_KIND_NB] = {"builtin"};
+static const char *const KIND_NAMES[PROTO_ENGINE_KIND_NB] = {"builtin", "external"};
+static const char *const EXT_NAMES[PROTO_EXT_NB] = {"uci", "uci1", "ucci"};
+
+const char *proto_ext_protocol_name(ProtoExtProtocol p)
+{
+    return (unsigned)p < PROTO_EXT_NB ? EXT_NAMES[p] : "unknown";
+}
+
+bool proto_ext_protocol_parse(const char *name, ProtoExtProtocol *out)
+{
+    if (!strcmp(name, "uci-ranks-1-10")) {
+        *out = PROTO_EXT_UCI1;
+        return true;
+    }
+    for (int p = 0; p < PROTO_EXT_NB; p++)
+        if (!strcmp(name, EXT_NAMES[p])) {
+            *out = (ProtoExtProtocol)p;
+            return true;
+        }
+    return false;
+}
 
 const char *proto_type_name(ProtoType t)
 {
@@ -96,10 +116,26 @@ static bool check_player(const ProtoPlayer *p, int i, ProtoError *err)
     if (p->movetime_ms > MOVETIME_MAX_MS)
         return fail(err, "WORK player %d: movetime %u ms exceeds %d", i, p->movetime_ms,
                     MOVETIME_MAX_MS);
-    if (!p->nodes && !p->depth && !p->movetime_ms)
-        return fail(err, "WORK player %d: no nodes, depth or movetime limit", i);
+    if (!p->nodes && !p->depth && !p->movetime_ms && !p->tc_base_ms)
+        return fail(err, "WORK player %d: no nodes, depth, movetime or clock limit", i);
+    if (p->tc_base_ms > 24u * 3600 * 1000 || p->tc_inc_ms > MOVETIME_MAX_MS ||
+        p->margin_ms > 60000)
+        return fail(err, "WORK player %d: clock, increment or margin out of range", i);
+    if (!p->tc_base_ms && p->tc_inc_ms)
+        return fail(err, "WORK player %d: an increment without a clock", i);
+    if (p->protocol >= PROTO_EXT_NB)
+        return fail(err, "WORK player %d: unknown engine protocol %u", i, p->protocol);
+    bool external = p->kind == PROTO_ENGINE_EXTERNAL;
+    if (external && (!p->command[0] || p->weights[0]))
+        return fail(err, "WORK player %d: an external engine needs a command and no weights", i);
+    if (!external && (p->command[0] || p->options[0] || p->dir[0] || p->protocol))
+        return fail(err, "WORK player %d: a built-in engine has no command, options or protocol",
+                    i);
     return check_text(p->weights, sizeof p->weights, false,
-                      i ? "WORK player 1 weights" : "WORK player 0 weights", err);
+                      i ? "WORK player 1 weights" : "WORK player 0 weights", err) &&
+           check_text(p->command, sizeof p->command, false, "WORK player command", err) &&
+           check_text(p->options, sizeof p->options, false, "WORK player options", err) &&
+           check_text(p->dir, sizeof p->dir, false, "WORK player dir", err);
 }
 
 static bool check_settings(const ProtoGameSettings *s, ProtoError *err)
@@ -253,6 +289,13 @@ static void put_player(Writer *w, const ProtoPlayer *p)
     put_u16(w, p->depth);
     put_u32(w, p->movetime_ms);
     put_str(w, p->weights);
+    put_u8(w, p->protocol);
+    put_u32(w, p->tc_base_ms);
+    put_u32(w, p->tc_inc_ms);
+    put_u32(w, p->margin_ms);
+    put_str(w, p->command);
+    put_str(w, p->options);
+    put_str(w, p->dir);
 }
 
 static void put_payload(Writer *w, const ProtoMsg *m)
@@ -434,6 +477,13 @@ static void get_player(Reader *r, ProtoPlayer *p)
     p->depth = get_u16(r, "depth");
     p->movetime_ms = get_u32(r, "movetime_ms");
     get_str(r, p->weights, sizeof p->weights, "weights");
+    p->protocol = get_u8(r, "protocol");
+    p->tc_base_ms = get_u32(r, "tc_base_ms");
+    p->tc_inc_ms = get_u32(r, "tc_inc_ms");
+    p->margin_ms = get_u32(r, "margin_ms");
+    get_str(r, p->command, sizeof p->command, "command");
+    get_str(r, p->options, sizeof p->options, "options");
+    get_str(r, p->dir, sizeof p->dir, "dir");
 }
 
 static void get_work(Reader *r, ProtoWork *k)

@@ -29,7 +29,8 @@
  *   str     u16 byte count n, then n bytes (no terminating NUL; no control bytes)
  *   move    u16 Move: bits 0-6 from square, bits 7-13 to square (types.h)
  *   limits  u16 player_id, u8 engine kind, u32 hash_mb, u64 nodes, u16 depth,
- *           u32 movetime_ms, str weights path
+ *           u32 movetime_ms, str weights path, u8 ext protocol, u32 tc_base_ms,
+ *           u32 tc_inc_ms, u32 margin_ms, str command, str options, str dir
  *
  * Payloads by type (fields in order):
  *   HELLO         u32 rank, u32 world_size, u32 pid, str hostname, str version
@@ -64,7 +65,7 @@
 
 enum {
     PROTO_MAGIC = 0x48554843, /* the bytes "CHUH" read as a little-endian u32 */
-    PROTO_VERSION = 1,
+    PROTO_VERSION = 2, /* 2: external engines and clocks in the player limits */
     PROTO_HEADER_SIZE = 12,
     PROTO_MAX_MESSAGE = 16384, /* no valid frame is longer (a full GAME is ~12.5 KB) */
     PROTO_PLY_SIZE = 12,
@@ -78,6 +79,7 @@ enum {
     PROTO_WEIGHTS_MAX = 255,
     PROTO_TEXT_MAX = 255,
     PROTO_OPENING_MAX = 128, /* opening moves in a WORK message */
+    PROTO_COMMAND_MAX = 511, /* an external engine's command line, options, directory */
 };
 
 /* Message types: never renumber, only append. 0 is never a valid type. */
@@ -94,8 +96,12 @@ typedef enum {
     PROTO_TYPE_NB
 } ProtoType;
 
-/* What plays a side. Only the built-in engine for now. */
-typedef enum { PROTO_ENGINE_BUILTIN, PROTO_ENGINE_KIND_NB } ProtoEngineKind;
+/* What plays a side: the built-in engine, or an external engine subprocess. */
+typedef enum { PROTO_ENGINE_BUILTIN, PROTO_ENGINE_EXTERNAL, PROTO_ENGINE_KIND_NB } ProtoEngineKind;
+
+/* How the worker speaks to an external engine: UCI with ranks 0-9 (Pikafish), UCI
+ * with ranks 1-10 (Fairy-Stockfish), UCCI. */
+typedef enum { PROTO_EXT_UCI, PROTO_EXT_UCI1, PROTO_EXT_UCCI, PROTO_EXT_NB } ProtoExtProtocol;
 
 /* What the coordinator did with a GAME. Every status ends the worker's duty to resend. */
 typedef enum {
@@ -113,8 +119,10 @@ typedef struct {
     char version[PROTO_VERSION_MAX + 1]; /* the worker's build, e.g. CHUHE_VERSION */
 } ProtoHello;
 
-/* One player's engine and its per-move limits. At least one limit is set; a search
- * stops at the first one reached. */
+/* One player's engine and its per-move limits. At least one limit (nodes, depth,
+ * movetime or a clock) is set; a search stops at the first one reached. An external
+ * player (kind PROTO_ENGINE_EXTERNAL) has a command and no weights; a built-in one has
+ * no command, options or directory. */
 typedef struct {
     uint16_t player_id;                  /* row in the run file's /players */
     uint8_t kind;                        /* ProtoEngineKind */
@@ -123,6 +131,13 @@ typedef struct {
     uint16_t depth;                      /* 0: no depth limit; at most MAX_PLY */
     uint32_t movetime_ms;                /* 0: no time limit; at most one hour */
     char weights[PROTO_WEIGHTS_MAX + 1]; /* "" for the built-in weights */
+    uint8_t protocol;                    /* ProtoExtProtocol; 0 for the built-in engine */
+    uint32_t tc_base_ms;                 /* clock per game; 0: no clock; at most 24 h */
+    uint32_t tc_inc_ms;                  /* added after each move; at most one hour */
+    uint32_t margin_ms;                  /* overrun allowed before a time forfeit; <= 1 min */
+    char command[PROTO_COMMAND_MAX + 1]; /* program and arguments, blank-separated */
+    char options[PROTO_COMMAND_MAX + 1]; /* "Name=Value;Name=Value" */
+    char dir[PROTO_COMMAND_MAX + 1];     /* working directory; "" none */
 } ProtoPlayer;
 
 /*
@@ -223,7 +238,12 @@ bool proto_decode(const uint8_t *buf, size_t len, ProtoMsg *out, ProtoError *err
 
 /* "HELLO", "WORK_REQUEST", ...; "unknown" outside the enum. */
 const char *proto_type_name(ProtoType t);
-/* "builtin"; "unknown" outside the enum. The run file's /players kind uses these names. */
+/* "builtin", "external"; "unknown" outside the enum. The run file's /players kind uses
+ * these names. */
 const char *proto_engine_kind_name(ProtoEngineKind k);
+/* "uci", "uci1", "ucci"; "unknown" outside the enum. */
+const char *proto_ext_protocol_name(ProtoExtProtocol p);
+/* The inverse ("uci-ranks-1-10" is also uci1); false when unknown. */
+bool proto_ext_protocol_parse(const char *name, ProtoExtProtocol *out);
 
 #endif

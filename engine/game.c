@@ -18,6 +18,7 @@ typedef struct {
     int losing[COLOR_NB];
     int winning[COLOR_NB];
     int level[COLOR_NB];
+    int64_t clock[COLOR_NB]; /* ms left; meaningful for players with a clock */
 } GameState;
 
 static GameStatus game_fail(GameError *err, const char *fmt, ...)
@@ -63,14 +64,54 @@ static bool play_move(GameState *g, GameRecord *r, RecordPly *ply)
     return true;
 }
 
-/* The mover's engine searches the game position; the caller checks the move. */
-static GameStatus search_move(GameState *g, GamePlayer *p, const GameRecord *r, RecordPly *ply,
-                              GameError *err)
+/* The mover's player searches the game position; the caller checks the move. Sets
+ * *lost to a reason when the player loses before its move is judged (crash, time). */
+static GameStatus search_move(GameState *g, GamePlayer *p, GamePlayer *opp, Color mover,
+                              const GameRecord *r, RecordPly *ply, Reason *lost, GameError *err)
 {
-    PosError perr;
-    if (!engine_set_position(p->engine, r->start_fen, g->moves, r->nplies, &perr))
-        return game_fail(err, "engine refused the game position: %s", perr.msg);
-    SearchResult res = engine_search(p->engine, &p->limits, NULL);
+    SearchLimits limits = p->limits;
+    Color them = color_flip(mover);
+    bool clocked = p->clock_base_ms > 0;
+    if (clocked) {
+        limits.time[mover] = g->clock[mover] > 1 ? g->clock[mover] : 1;
+        limits.inc[mover] = p->clock_inc_ms;
+        limits.time[them] = opp->clock_base_ms > 0 ? (g->clock[them] > 1 ? g->clock[them] : 1)
+                                                   : limits.time[mover];
+        limits.inc[them] = opp->clock_base_ms > 0 ? opp->clock_inc_ms : p->clock_inc_ms;
+    }
+    int64_t allowed = clocked           ? g->clock[mover] + p->margin_ms
+                      : limits.movetime ? limits.movetime + p->margin_ms
+                                        : -1;
+    int64_t t0 = time_now_ms();
+    SearchResult res;
+    *lost = REASON_NONE;
+    if (p->search) {
+        int64_t deadline = allowed >= 0 ? t0 + (allowed > 0 ? allowed : 1)
+                                        : t0 + (p->hang_ms > 0 ? p->hang_ms : 60000);
+        memset(&res, 0, sizeof res);
+        GameSearchStatus st = p->search(p->search_ctx, r->start_fen, g->moves, r->nplies,
+                                        &limits, deadline, &res);
+        if (st == GAME_SEARCH_CRASH || (st == GAME_SEARCH_TIMEOUT && allowed < 0)) {
+            *lost = REASON_ENGINE_CRASH;
+            return GAME_OK;
+        }
+        if (st == GAME_SEARCH_TIMEOUT) {
+            *lost = REASON_TIME_FORFEIT;
+            return GAME_OK;
+        }
+    } else {
+        PosError perr;
+        if (!engine_set_position(p->engine, r->start_fen, g->moves, r->nplies, &perr))
+            return game_fail(err, "engine refused the game position: %s", perr.msg);
+        res = engine_search(p->engine, &limits, NULL);
+    }
+    int64_t elapsed = time_now_ms() - t0;
+    if (allowed >= 0 && elapsed > allowed) {
+        *lost = REASON_TIME_FORFEIT;
+        return GAME_OK;
+    }
+    if (clocked)
+        g->clock[mover] += p->clock_inc_ms - elapsed;
     memset(ply, 0, sizeof *ply);
     ply->move = res.best;
     ply->best = res.best;
@@ -131,9 +172,16 @@ static GameStatus play_on(GameState *g, GamePlayer *red, GamePlayer *black, cons
     memset(g->losing, 0, sizeof g->losing);
     memset(g->winning, 0, sizeof g->winning);
     memset(g->level, 0, sizeof g->level);
-    engine_new_game(red->engine);
-    if (black->engine != red->engine)
+    if (red->engine && !red->search)
+        engine_new_game(red->engine);
+    if (black->engine && !black->search && black->engine != red->engine)
         engine_new_game(black->engine);
+    if (red->search && red->new_game)
+        red->new_game(red->search_ctx);
+    if (black->search && black->new_game && black->search_ctx != red->search_ctx)
+        black->new_game(black->search_ctx);
+    g->clock[RED] = red->clock_base_ms;
+    g->clock[BLACK] = black->clock_base_ms;
 
     /* An adjudication is decided after a move and applied at the top of the loop, once
      * the rules have had their say on the position it led to. */
@@ -162,9 +210,15 @@ static GameStatus play_on(GameState *g, GamePlayer *red, GamePlayer *black, cons
             ply.best = MOVE_NONE;
             ply.flags = RECORD_FLAG_OPENING;
         } else {
-            GameStatus st = search_move(g, mover == RED ? red : black, r, &ply, err);
+            Reason lost;
+            GameStatus st = search_move(g, mover == RED ? red : black, mover == RED ? black : red,
+                                        mover, r, &ply, &lost, err);
             if (st != GAME_OK)
                 return st;
+            if (lost != REASON_NONE) {
+                finish(r, mover == RED ? OUTCOME_BLACK_WIN : OUTCOME_RED_WIN, lost);
+                return GAME_OK;
+            }
             if (ply.move == MOVE_NONE || !move_is_legal(&g->pos, ply.move)) {
                 finish(r, mover == RED ? OUTCOME_BLACK_WIN : OUTCOME_RED_WIN, REASON_ILLEGAL_MOVE);
                 return GAME_OK;
@@ -188,7 +242,8 @@ GameStatus game_play(GamePlayer *red, GamePlayer *black, const Opening *op,
         game_settings_default(&defaults);
         settings = &defaults;
     }
-    if (!red || !black || !red->engine || !black->engine || !op)
+    if (!red || !black || (!red->engine && !red->search) || (!black->engine && !black->search) ||
+        !op)
         return game_fail(err, "game_play needs two players with engines and an opening");
     GameState *g = malloc(sizeof *g);
     if (!g)

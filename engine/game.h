@@ -16,9 +16,41 @@
 #include "opening.h"
 #include "record.h"
 
+/* What an out-of-process player's search reported. */
+typedef enum {
+    GAME_SEARCH_OK,      /* a move (maybe MOVE_NONE or illegal: the loop judges it) */
+    GAME_SEARCH_CRASH,   /* the engine died, or hung without a clock to lose on */
+    GAME_SEARCH_TIMEOUT, /* no move before the deadline */
+} GameSearchStatus;
+
+/*
+ * A player's search: the game so far as start FEN + moves (coordinate text), the
+ * limits with the clocks filled in, and a deadline (ms of time_now_ms(); 0 none) after
+ * which it must give up with GAME_SEARCH_TIMEOUT. Fills best, score, depth, nodes.
+ */
+typedef GameSearchStatus (*GameSearchFn)(void *ctx, const char *start_fen,
+                                         const char *const *moves, int nmoves,
+                                         const SearchLimits *limits, int64_t deadline_ms,
+                                         SearchResult *out);
+
+/*
+ * One side's player: either an in-process engine (engine set, search NULL) or a search
+ * callback (an external engine). Clocks are kept by the game loop, wall time measured
+ * around each search: with clock_base_ms > 0 the player starts every game with that
+ * much time and gains clock_inc_ms after each move; a move that leaves the clock below
+ * -margin_ms, or (without a clock) takes longer than limits.movetime + margin_ms, loses
+ * on time. Node and depth limits are never timed.
+ */
 typedef struct {
     Engine *engine;      /* both players may share one engine */
-    SearchLimits limits; /* per move: nodes, depth and/or movetime (clocks are not kept) */
+    SearchLimits limits; /* per move: nodes, depth and/or movetime; time[]/inc[] are set by
+                            the loop from the clocks */
+    GameSearchFn search; /* NULL: search with engine */
+    void (*new_game)(void *search_ctx); /* called before each game; may be NULL */
+    void *search_ctx;
+    int64_t clock_base_ms, clock_inc_ms; /* base 0: no clock */
+    int64_t margin_ms;
+    int64_t hang_ms; /* without a clock or movetime: a search this long is a crash (0: 60 s) */
 } GamePlayer;
 
 /*
@@ -64,7 +96,8 @@ void game_settings_default(GameSettings *s);
  * Plays one game from op: its forced moves first (recorded with RECORD_FLAG_OPENING),
  * then red searches Red's moves and black Black's. Both engines start with
  * engine_new_game(), so nothing is carried over from an earlier game. An engine that
- * returns no move or an illegal one loses by REASON_ILLEGAL_MOVE. settings may be NULL
+ * returns no move or an illegal one loses by REASON_ILLEGAL_MOVE, one out of time by
+ * REASON_TIME_FORFEIT, an external one that crashed or hung by REASON_ENGINE_CRASH. settings may be NULL
  * (game_settings_default). On GAME_OK, out holds a record that record_validate accepts.
  */
 GameStatus game_play(GamePlayer *red, GamePlayer *black, const Opening *op,

@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include <time.h>
+
 #include "engine.h"
 #include "game.h"
 #include "movegen.h"
@@ -636,6 +638,134 @@ static int group_teardown(void **state)
     return 0;
 }
 
+/* ---- search callbacks (external engines) and clocks ------------------------------ */
+
+typedef struct {
+    GameSearchStatus status;
+    const char *move;    /* reply; NULL: the first legal move */
+    int sleep_ms;        /* before answering */
+    int calls, new_games;
+    int64_t last_time;   /* limits.time of the mover at the last call */
+    int last_nmoves;
+} FakeEngine;
+
+static GameSearchStatus fake_search(void *ctx, const char *start_fen, const char *const *moves,
+                                    int nmoves, const SearchLimits *limits, int64_t deadline_ms,
+                                    SearchResult *out)
+{
+    FakeEngine *f = ctx;
+    (void)deadline_ms;
+    f->calls++;
+    f->last_nmoves = nmoves;
+    Position pos;
+    PosError err;
+    assert_true(pos_set_fen(&pos, start_fen, &err));
+    for (int i = 0; i < nmoves; i++)
+        pos_do_move(&pos, move_parse_legal(&pos, moves[i]));
+    f->last_time = limits->time[pos.side];
+    if (f->sleep_ms)
+        nanosleep(&(struct timespec){0, f->sleep_ms * 1000000L}, NULL);
+    memset(out, 0, sizeof *out);
+    if (f->move) {
+        out->best = move_from_text(f->move);
+    } else {
+        MoveList list;
+        gen_legal(&pos, &list);
+        out->best = list.count ? list.moves[0] : MOVE_NONE;
+    }
+    return f->status;
+}
+
+static void fake_new_game(void *ctx)
+{
+    ((FakeEngine *)ctx)->new_games++;
+}
+
+static void fake_player(GamePlayer *p, FakeEngine *f)
+{
+    memset(p, 0, sizeof *p);
+    limits_clear(&p->limits);
+    p->limits.nodes = 100;
+    p->search = fake_search;
+    p->new_game = fake_new_game;
+    p->search_ctx = f;
+}
+
+static void test_external_player_losses(void **state)
+{
+    (void)state;
+    GamePlayer builtin, ext;
+    player_init(&builtin, g_engine[0], NODES, 0);
+    Opening op;
+    opening_from(&op, START_FEN, "h2e2");
+    /* a crash loses for the mover, before any move of its own is recorded */
+    FakeEngine f = {.status = GAME_SEARCH_CRASH};
+    fake_player(&ext, &f);
+    play(&builtin, &ext, &op, NULL, &g_rec[0]);
+    assert_int_equal(g_rec[0].reason, REASON_ENGINE_CRASH);
+    assert_int_equal(g_rec[0].outcome, OUTCOME_RED_WIN);
+    assert_int_equal(g_rec[0].nplies, 1);
+    assert_int_equal(f.new_games, 1);
+    /* an impossible move and a well-formed illegal one */
+    const char *bad[] = {"a0a0", "a0a5"};
+    for (int i = 0; i < 2; i++) {
+        FakeEngine g = {.status = GAME_SEARCH_OK, .move = bad[i]};
+        fake_player(&ext, &g);
+        play(&ext, &builtin, &op, NULL, &g_rec[0]);
+        assert_int_equal(g_rec[0].reason, REASON_ILLEGAL_MOVE);
+        /* the opening move was Red's, so ext (Red) moves second and loses */
+        assert_int_equal(g_rec[0].outcome, OUTCOME_BLACK_WIN);
+    }
+    /* no answer by the deadline: a time forfeit with a clock, a crash without */
+    FakeEngine h = {.status = GAME_SEARCH_TIMEOUT};
+    fake_player(&ext, &h);
+    play(&builtin, &ext, &op, NULL, &g_rec[0]);
+    assert_int_equal(g_rec[0].reason, REASON_ENGINE_CRASH);
+    ext.clock_base_ms = 1000;
+    play(&builtin, &ext, &op, NULL, &g_rec[0]);
+    assert_int_equal(g_rec[0].reason, REASON_TIME_FORFEIT);
+    assert_int_equal(g_rec[0].outcome, OUTCOME_RED_WIN);
+}
+
+static void test_clocks(void **state)
+{
+    (void)state;
+    Opening op;
+    opening_from(&op, START_FEN, NULL);
+    /* a 150 ms clock and 60 ms per move: out of time at the third move, before these
+     * first-legal-move engines can repeat */
+    FakeEngine slow = {.status = GAME_SEARCH_OK, .sleep_ms = 60};
+    FakeEngine fast = {.status = GAME_SEARCH_OK};
+    GamePlayer a, b;
+    fake_player(&a, &slow);
+    fake_player(&b, &fast);
+    a.clock_base_ms = b.clock_base_ms = 150;
+    a.margin_ms = b.margin_ms = 0;
+    play(&a, &b, &op, NULL, &g_rec[0]);
+    assert_int_equal(g_rec[0].reason, REASON_TIME_FORFEIT);
+    assert_int_equal(g_rec[0].outcome, OUTCOME_BLACK_WIN);
+    assert_true(slow.calls >= 1 && slow.calls <= 3);
+    assert_true(slow.last_time > 0 && slow.last_time < 150);
+    /* the increment keeps it alive; the opponent's limits show its own clock */
+    slow.calls = 0;
+    a.clock_inc_ms = 200;
+    GameSettings s;
+    game_settings_default(&s);
+    s.max_plies = 30;
+    play(&a, &b, &op, &s, &g_rec[0]);
+    /* (first-legal-move engines soon repeat: the game ends by the rules, not the clock) */
+    assert_int_not_equal(g_rec[0].reason, REASON_TIME_FORFEIT);
+    assert_true(slow.calls > 3);
+    /* a fixed move time: a move slower than it plus the margin forfeits */
+    FakeEngine late = {.status = GAME_SEARCH_OK, .sleep_ms = 60};
+    fake_player(&a, &late);
+    a.limits.movetime = 20;
+    a.margin_ms = 10;
+    play(&a, &b, &op, NULL, &g_rec[0]);
+    assert_int_equal(g_rec[0].reason, REASON_TIME_FORFEIT);
+    assert_int_equal(g_rec[0].nplies, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -650,6 +780,8 @@ int main(void)
         cmocka_unit_test(test_opening_file),
         cmocka_unit_test(test_random_openings),
         cmocka_unit_test(test_random_openings_bounded),
+        cmocka_unit_test(test_external_player_losses),
+        cmocka_unit_test(test_clocks),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

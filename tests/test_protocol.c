@@ -240,7 +240,7 @@ static void test_layout(void **state)
     /* The header and a small payload byte by byte: the documented little-endian layout. */
     make_simple(&g_msg, PROTO_WAIT);
     size_t n = encode_ok(&g_msg, g_buf);
-    static const uint8_t want[] = {'C', 'H', 'U', 'H', 1,    0,    PROTO_WAIT, 0,
+    static const uint8_t want[] = {'C', 'H', 'U', 'H', PROTO_VERSION, 0,    PROTO_WAIT, 0,
                                    4,   0,   0,   0,   0xc4, 0x09, 0,          0};
     assert_int_equal(n, sizeof want);
     assert_memory_equal(g_buf, want, sizeof want);
@@ -269,6 +269,65 @@ static void expect_encode_fails(const ProtoMsg *m, const char *needle)
     assert_int_equal(proto_encode(m, g_buf, sizeof g_buf, &err), 0);
     if (!strstr(err.msg, needle))
         fail_msg("error \"%s\" does not mention \"%s\"", err.msg, needle);
+}
+
+/* An external player's command, options, protocol and clock cross the wire, and the
+ * combinations that make no sense are refused. */
+static void test_external_player(void **state)
+{
+    (void)state;
+    make_work(&g_msg, 2);
+    ProtoPlayer *p = &g_msg.work.players[1];
+    p->kind = PROTO_ENGINE_EXTERNAL;
+    p->weights[0] = '\0';
+    p->protocol = PROTO_EXT_UCI1;
+    p->tc_base_ms = 10000;
+    p->tc_inc_ms = 100;
+    p->margin_ms = 50;
+    snprintf(p->command, sizeof p->command, "/usr/games/fairy-stockfish");
+    snprintf(p->options, sizeof p->options, "Hash=16;Threads=1");
+    snprintf(p->dir, sizeof p->dir, "/tmp");
+    size_t n = encode_ok(&g_msg, g_buf);
+    ProtoError err;
+    assert_true(proto_decode(g_buf, n, &g_tmp, &err));
+    const ProtoPlayer *q = &g_tmp.work.players[1];
+    assert_int_equal(q->kind, PROTO_ENGINE_EXTERNAL);
+    assert_int_equal(q->protocol, PROTO_EXT_UCI1);
+    assert_int_equal(q->tc_base_ms, 10000);
+    assert_int_equal(q->tc_inc_ms, 100);
+    assert_int_equal(q->margin_ms, 50);
+    assert_string_equal(q->command, p->command);
+    assert_string_equal(q->options, p->options);
+    assert_string_equal(q->dir, p->dir);
+
+    ProtoMsg good = g_msg;
+    g_msg.work.players[1].command[0] = '\0';
+    expect_encode_fails(&g_msg, "needs a command");
+    g_msg = good;
+    snprintf(g_msg.work.players[1].weights, sizeof g_msg.work.players[1].weights, "x.weights");
+    expect_encode_fails(&g_msg, "no weights");
+    g_msg = good;
+    g_msg.work.players[1].protocol = PROTO_EXT_NB;
+    expect_encode_fails(&g_msg, "protocol");
+    g_msg = good;
+    g_msg.work.players[0].protocol = PROTO_EXT_UCCI;
+    expect_encode_fails(&g_msg, "built-in engine has no command");
+    g_msg = good;
+    g_msg.work.players[1].tc_base_ms = 0;
+    expect_encode_fails(&g_msg, "increment without a clock");
+    g_msg = good;
+    g_msg.work.players[1].command[3] = '\n';
+    expect_encode_fails(&g_msg, "command");
+    /* a clock alone is a limit */
+    g_msg = good;
+    g_msg.work.players[1].nodes = g_msg.work.players[1].depth = 0;
+    g_msg.work.players[1].movetime_ms = 0;
+    encode_ok(&g_msg, g_buf);
+
+    ProtoExtProtocol e;
+    assert_true(proto_ext_protocol_parse("uci-ranks-1-10", &e) && e == PROTO_EXT_UCI1);
+    assert_true(proto_ext_protocol_parse("ucci", &e) && e == PROTO_EXT_UCCI);
+    assert_false(proto_ext_protocol_parse("xboard", &e));
 }
 
 static void test_encode_checks(void **state)
@@ -357,8 +416,8 @@ static void test_decode_header(void **state)
     g_buf2[0] = 'X';
     expect_reject(g_buf2, n, "magic");
     memcpy(g_buf2, g_buf, n);
-    g_buf2[4] = 2;
-    expect_reject(g_buf2, n, "protocol version 2");
+    g_buf2[4] = PROTO_VERSION + 1;
+    expect_reject(g_buf2, n, "protocol version 3");
     memcpy(g_buf2, g_buf, n);
     g_buf2[6] = 0;
     expect_reject(g_buf2, n, "unknown message type 0");
@@ -511,6 +570,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_layout),
+        cmocka_unit_test(test_external_player),
         cmocka_unit_test(test_encode_checks), cmocka_unit_test(test_decode_header),
         cmocka_unit_test(test_decode_fields), cmocka_unit_test(test_truncation),
         cmocka_unit_test(test_corruption),    cmocka_unit_test(test_random),

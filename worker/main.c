@@ -104,7 +104,7 @@ static void send_error_text(Rank *r, const char *text)
 {
     ProtoMsg m;
     proto_init(&m, PROTO_ERROR);
-    snprintf(m.error.text, sizeof m.error.text, "rank %d: %s", r->rank, text);
+    snprintf(m.error.text, sizeof m.error.text, "rank %d: %.230s", r->rank, text);
     for (char *p = m.error.text; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = ' ';

@@ -10,8 +10,38 @@ void play_engines_init(PlayEngines *pe)
 
 void play_engines_free(PlayEngines *pe)
 {
-    for (int p = 0; p < 2; p++)
+    for (int p = 0; p < 2; p++) {
         engine_free(&pe->engine[p]);
+        ext_free(&pe->ext[p]);
+    }
+}
+
+uint64_t play_ext_starts(const PlayEngines *pe, int p)
+{
+    return pe->ext[p] ? ext_starts(pe->ext[p]) : 0;
+}
+
+/* Gives player p the external engine pl asks for, started and ready. */
+static bool ready_external(PlayEngines *pe, int p, const ProtoPlayer *pl, char *err, size_t size)
+{
+    ExtEngineConfig cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.proto = pl->protocol == PROTO_EXT_UCI1   ? EXT_PROTO_UCI1
+                : pl->protocol == PROTO_EXT_UCCI ? EXT_PROTO_UCCI
+                                                 : EXT_PROTO_UCI;
+    snprintf(cfg.command, sizeof cfg.command, "%s", pl->command);
+    snprintf(cfg.options, sizeof cfg.options, "%s", pl->options);
+    snprintf(cfg.dir, sizeof cfg.dir, "%s", pl->dir);
+    if (pe->ext[p] && !ext_same_config(pe->ext[p], &cfg))
+        ext_free(&pe->ext[p]);
+    if (!pe->ext[p]) {
+        pe->ext[p] = ext_new(&cfg);
+        if (!pe->ext[p]) {
+            snprintf(err, size, "out of memory for an engine");
+            return false;
+        }
+    }
+    return ext_start(pe->ext[p], err, size);
 }
 
 /* Gives engine p the weights path wants. The built-in weights come back with a fresh
@@ -49,14 +79,25 @@ bool play_prepare(PlayEngines *pe, const ProtoWork *w, GamePlayer players[2], ch
 {
     for (int p = 0; p < 2; p++) {
         const ProtoPlayer *pl = &w->players[p];
-        if (pl->kind != PROTO_ENGINE_BUILTIN) {
+        memset(&players[p], 0, sizeof players[p]);
+        if (pl->kind == PROTO_ENGINE_EXTERNAL) {
+            if (!ready_external(pe, p, pl, err, size))
+                return false;
+            players[p].search = ext_search;
+            players[p].new_game = ext_new_game;
+            players[p].search_ctx = pe->ext[p];
+        } else if (pl->kind == PROTO_ENGINE_BUILTIN) {
+            if (!ready_engine(pe, p, pl, err, size))
+                return false;
+            players[p].engine = pe->engine[p];
+        } else {
             snprintf(err, size, "player %u: engine kind %s is not supported by this worker",
                      pl->player_id, proto_engine_kind_name((ProtoEngineKind)pl->kind));
             return false;
         }
-        if (!ready_engine(pe, p, pl, err, size))
-            return false;
-        players[p].engine = pe->engine[p];
+        players[p].clock_base_ms = pl->tc_base_ms;
+        players[p].clock_inc_ms = pl->tc_inc_ms;
+        players[p].margin_ms = pl->margin_ms;
         limits_clear(&players[p].limits);
         players[p].limits.nodes = pl->nodes;
         players[p].limits.depth = pl->depth;

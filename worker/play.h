@@ -9,12 +9,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "extengine.h"
 #include "game.h"
 #include "coordinator/protocol.h"
 
+/* Per player of a WORK: the in-process engine or the external engine process, kept
+ * across pairs while the WORK asks for the same one. */
 typedef struct {
     Engine *engine[2];
     char weights[2][PROTO_WEIGHTS_MAX + 1]; /* what engine[p] has loaded; "" built-in */
+    ExtEngine *ext[2];
 } PlayEngines;
 
 void play_engines_init(PlayEngines *pe);
@@ -27,6 +31,9 @@ void play_engines_free(PlayEngines *pe);
  */
 bool play_prepare(PlayEngines *pe, const ProtoWork *w, GamePlayer players[2], char *err,
                   size_t size);
+
+/* Engine processes started so far for player p (1 when it never needed a restart). */
+uint64_t play_ext_starts(const PlayEngines *pe, int p);
 
 /* The WORK's opening and adjudication settings in the game loop's terms. */
 void play_opening(const ProtoWork *w, Opening *op);

@@ -1,0 +1,32 @@
+/*
+ * The tournament command line in the style of cutechess-cli and fastchess, rewritten
+ * into the coordinator's own long options (coord_config.h), which stay valid beside it:
+ *
+ *   -engine name=N cmd=PROG [args=A] [dir=D] [proto=uci|uci1|ucci] [option.X=Y]...
+ *   -engine name=N builtin [weights=FILE]
+ *   -each tc=10+0.1 | st=0.5 | nodes=N | depth=N [timemargin=MS] [proto=..] [option.X=Y]
+ *   -openings file=F [format=epd] [order=sequential] [seed=S]
+ *   -rounds N [-games 2] | -games N      (games are played in pairs)
+ *   -sprt elo0=X elo1=Y [alpha=A] [beta=B] [model=normalized|logistic]
+ *   -resign movecount=N score=CP   -draw movenumber=N movecount=M score=CP
+ *   -maxmoves N   -pgnout FILE   -ratinginterval N   -repeat   -recover (accepted)
+ *
+ * The first -engine is player 0, the second player 1 (engine A of the statistics).
+ */
+#ifndef CHUHE_COORD_CLI_H
+#define CHUHE_COORD_CLI_H
+
+#include <stdbool.h>
+
+#include "coord_config.h"
+
+typedef struct {
+    int argc;
+    char **argv; /* owned; NULL-terminated */
+} CoordArgs;
+
+/* Rewrites argv[0..argc-1]; false with err set on a malformed tournament option. */
+bool coord_cli_translate(int argc, char **argv, CoordArgs *out, CoordError *err);
+void coord_args_free(CoordArgs *a);
+
+#endif

@@ -23,15 +23,8 @@ static bool king_safe_after(const Position *pos, Square from, Square to)
     const uint8_t *b = pos->board;
     Square ks = piece_type((Piece)b[from]) == KING ? to : pos->king_sq[us];
     int kf = sq_file(ks), kr = sq_rank(ks);
-    unsigned ro = pos->rank_occ[kr], fo = pos->file_occ[kf];
-    if (sq_rank(from) == kr)
-        ro &= ~(1u << sq_file(from));
-    if (sq_file(from) == kf)
-        fo &= ~(1u << sq_rank(from));
-    if (sq_rank(to) == kr)
-        ro |= 1u << sq_file(to);
-    if (sq_file(to) == kf)
-        fo |= 1u << sq_rank(to);
+    unsigned ro, fo;
+    pos_lines_after(pos, ks, from, to, &ro, &fo);
 
     /* The point `to` holds our piece afterwards: never an attacker. */
     Bitboard keep = ~bb_square(to);

@@ -112,15 +112,8 @@ bool pos_gives_check(const Position *pos, Move m)
     Piece pc = pos_piece_on(pos, from);
     Square ks = pos->king_sq[them];
     int kf = sq_file(ks), kr = sq_rank(ks);
-    unsigned ro = pos->rank_occ[kr], fo = pos->file_occ[kf];
-    if (sq_rank(from) == kr)
-        ro &= ~(1u << sq_file(from));
-    if (sq_file(from) == kf)
-        fo &= ~(1u << sq_rank(from));
-    if (sq_rank(to) == kr)
-        ro |= 1u << sq_file(to);
-    if (sq_file(to) == kf)
-        fo |= 1u << sq_rank(to);
+    unsigned ro, fo;
+    pos_lines_after(pos, ks, from, to, &ro, &fo);
 
     Bitboard moved = bb_square(from) | bb_square(to);
     Bitboard rooks = pos_pieces(pos, us, CHARIOT), cannons = pos_pieces(pos, us, CANNON);

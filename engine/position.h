@@ -77,6 +77,24 @@ bool pos_history_full(const Position *pos);
 /* Drops history before the last capture (it can never repeat); keeps the current entry. */
 void pos_trim_history(Position *pos);
 
+/* The occupancy of the rank and the file through s once from->to is played: what
+ * legality and check tests read without making the move. */
+static inline void pos_lines_after(const Position *pos, Square s, Square from, Square to,
+                                   unsigned *ro, unsigned *fo)
+{
+    int f = sq_file(s), r = sq_rank(s);
+    *ro = pos->rank_occ[r];
+    *fo = pos->file_occ[f];
+    if (sq_rank(from) == r)
+        *ro &= ~(1u << sq_file(from));
+    if (sq_file(from) == f)
+        *fo &= ~(1u << sq_rank(from));
+    if (sq_rank(to) == r)
+        *ro |= 1u << sq_file(to);
+    if (sq_file(to) == f)
+        *fo |= 1u << sq_rank(to);
+}
+
 static inline const StateInfo *pos_state(const Position *pos) { return &pos->hist[pos->hist_len - 1]; }
 static inline Key pos_key(const Position *pos) { return pos_state(pos)->key; }
 static inline Bitboard pos_checkers(const Position *pos) { return pos_state(pos)->checkers; }

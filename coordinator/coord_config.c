@@ -112,6 +112,8 @@ static const Opt OPTS[] = {
      "write every stored game as PGN to FILE when the run ends"},
     {"--rating-interval", OPT_INT, FIELD(rating_interval), 0, 1000000000, 0, "N",
      "log the match statistics every N stored games"},
+    {"--ack-log", OPT_PATH, FIELD(ack_log), 0, 0, 0, "FILE",
+     "append a JSON line per game acknowledged, written before the ACK (for fault tests)"},
 };
 
 #undef FIELD

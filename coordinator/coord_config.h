@@ -67,6 +67,7 @@ typedef struct {
     double progress_interval; /* s between progress lines */
     char pgnout[COORD_PATH_MAX]; /* PGN of every stored game, written at the end; "" none */
     int rating_interval;         /* games between logged rating lines; 0: none */
+    char ack_log[COORD_PATH_MAX]; /* a JSON line per ACK sent (coord_acklog.h); "" none */
 } CoordConfig;
 
 /* Which options the command line gave (indexed by the option table, opaque). */

@@ -8,6 +8,7 @@
 #include <zmq.h>
 
 #include "coord_accept.h"
+#include "coord_acklog.h"
 #include "coord_log.h"
 #include "coord_signal.h"
 #include "timeman.h"
@@ -45,6 +46,7 @@ typedef struct {
     int worker;
     uint8_t *frame;
     size_t len;
+    ProtoAck ack;
 } Deferred;
 
 typedef struct {
@@ -63,6 +65,7 @@ typedef struct {
     bool failed;
     double now;
     double finished_at; /* when the target was reached; < 0 before */
+    AckLog *acklog;     /* --ack-log, or NULL */
 } Server;
 
 /* ---- workers ---- */
@@ -141,6 +144,17 @@ static void send_frame(Server *s, int i, const uint8_t *frame, size_t len)
 
 static void commit(Server *s);
 
+/* Records an ACK in the --ack-log before it is sent; a log that fails stops the run. */
+static bool ack_logged(Server *s, int i, const ProtoAck *a)
+{
+    char err[COORD_PATH_MAX + 64];
+    if (!s->acklog || acklog_ack(s->acklog, a, s->workers[i].name, err, sizeof err))
+        return true;
+    coord_log("%s; stopping", err);
+    s->failed = true;
+    return false;
+}
+
 /* Sends m to worker i. ACKs wait for the pending flush if games wait for one; DONE
  * forces that flush first, so that a worker never leaves with a game unacknowledged. */
 static void send_to(Server *s, int i, const ProtoMsg *m)
@@ -153,7 +167,8 @@ static void send_to(Server *s, int i, const ProtoMsg *m)
         COORD_FATAL("encoding %s for %s: %s", proto_type_name(m->type), s->workers[i].name,
                     perr.msg);
     if (m->type != PROTO_ACK || (!s->dirty && s->nout == 0)) {
-        send_frame(s, i, s->buf, len);
+        if (m->type != PROTO_ACK || ack_logged(s, i, &m->ack))
+            send_frame(s, i, s->buf, len);
         return;
     }
     if (s->nout == s->out_cap) {
@@ -167,6 +182,7 @@ static void send_to(Server *s, int i, const ProtoMsg *m)
     Deferred *d = &s->out[s->nout++];
     d->worker = i;
     d->len = len;
+    d->ack = m->ack;
     d->frame = malloc(len);
     if (!d->frame)
         COORD_FATAL("out of memory for a reply");
@@ -513,6 +529,7 @@ static void commit(Server *s)
         s->pending = 0;
     }
     for (int k = 0; k < s->nout; k++) {
+        durable = durable && ack_logged(s, s->out[k].worker, &s->out[k].ack);
         if (durable)
             send_frame(s, s->out[k].worker, s->out[k].frame, s->out[k].len);
         free(s->out[k].frame);
@@ -667,7 +684,16 @@ ServeStatus coord_serve(CoordRun *run, int *signo, int *workers)
     *signo = 0;
     ServeStatus status = SERVE_FAILED;
     int sigfd = coord_signals_install();
-    if (open_socket(&s)) {
+    char err[COORD_PATH_MAX + 64];
+    if (s.cfg->ack_log[0]) {
+        s.acklog = acklog_open(s.cfg->ack_log, runfile_run_id(run->rf),
+                               runfile_game_count(run->rf), err, sizeof err);
+        if (!s.acklog) {
+            coord_log("%s", err);
+            s.failed = true;
+        }
+    }
+    if (!s.failed && open_socket(&s)) {
         double next_progress = s.now;
         for (;;) {
             s.now = now_s();
@@ -711,6 +737,11 @@ ServeStatus coord_serve(CoordRun *run, int *signo, int *workers)
     if (status != SERVE_FAILED)
         progress(&s);
     coord_log_progress_end();
+    if (s.acklog && !acklog_close(&s.acklog, !s.failed, runfile_game_count(run->rf), err,
+                                  sizeof err)) {
+        coord_log("%s", err);
+        s.failed = true;
+    }
     close_socket(&s);
     coord_signals_remove();
     *workers = s.nworkers;

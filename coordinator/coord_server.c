@@ -24,6 +24,9 @@ enum {
 /* ...once the oldest has waited this long (a flush costs ~3 ms, an fsync and ~7 KB of
  * file space, so one per game would bloat the file at low game rates). */
 #define COMMIT_SECONDS 2.0
+/* Workers of an earlier session reconnect within their backoff (at most 5 s) and beat
+ * every second: a session that starts on a complete run waits this long for them. */
+#define REJOIN_SECONDS 7.0
 
 /* A worker rank, known by its ZeroMQ routing id. Never removed, so indices stay valid
  * in the schedule; a worker silent past the heartbeat timeout is only marked dead. */
@@ -65,6 +68,7 @@ typedef struct {
     bool failed;
     double now;
     double finished_at; /* when the target was reached; < 0 before */
+    bool complete_at_start;
     AckLog *acklog;     /* --ack-log, or NULL */
 } Server;
 
@@ -592,8 +596,8 @@ static void progress(Server *s)
     coord_log_progress(line);
 }
 
-/* Done when the target is reached and every live worker has been told, or the drain
- * time is over. */
+/* Done when the target is reached and every live worker has been told (on a run complete
+ * from the start, after REJOIN_SECONDS), or the drain time is over. */
 static bool drained(Server *s)
 {
     if (!sched_finished(s->run->sched))
@@ -606,6 +610,10 @@ static bool drained(Server *s)
     }
     if (s->now - s->finished_at >= s->cfg->drain_timeout)
         return true;
+    /* Restarted after the last game: the ranks of the killed session, still waiting for
+     * their ACKs, are told DONE when they reconnect rather than left to time out. */
+    if (s->complete_at_start && s->now - s->finished_at < REJOIN_SECONDS)
+        return false;
     for (int i = 0; i < s->nworkers; i++)
         if (s->workers[i].alive && !s->workers[i].told_done)
             return false;
@@ -676,6 +684,7 @@ ServeStatus coord_serve(CoordRun *run, int *signo, int *workers)
     s.run = run;
     s.cfg = run->cfg;
     s.finished_at = -1;
+    s.complete_at_start = sched_finished(run->sched);
     s.now = now_s();
     s.msg = malloc(sizeof *s.msg);
     s.buf = malloc(PROTO_MAX_MESSAGE);

@@ -5,14 +5,16 @@
 # the run file, once, and that every stored game was acknowledged (a game stored and
 # flushed whose ACK the kill prevented is sent again by its worker and acknowledged as a
 # duplicate). The checker of scripts/soak agrees, and fails on an ACK of a game the file
-# does not hold. An --ack-log that cannot be opened stops the coordinator at once.
+# does not hold. A coordinator restarted on a run that is already complete (here: with a
+# lower --games) tells the reconnecting workers DONE, so that they end cleanly. An
+# --ack-log that cannot be opened stops the coordinator at once.
 # Prints TAP. Usage: tests/fault_e2e.sh <bindir>; CHUHE_TEST_KEEP=1 keeps the logs.
 set -u
 bindir=${1:-bin}
 coord=$bindir/chuhe-coordinator
 worker=$bindir/chuhe-worker
 soak=$(cd "$(dirname "$0")/.." && pwd)/scripts/soak
-plan=7
+plan=9
 
 for b in "$coord" "$worker"; do
     if [ ! -x "$b" ]; then
@@ -169,6 +171,34 @@ if /usr/bin/python3 -c 'import h5py, numpy' 2>/dev/null; then
 else
     skip "scripts/soak --check" "python3-h5py missing"
 fi
+
+# ---- restarted on a run that is already complete ----
+run=$tmp/done.h5
+start_coord d1 'tcp://127.0.0.1:*' --games 40 --nodes "$nodes" --max-plies 150 --random-plies 6 \
+    --out "$run" --ack-log "$tmp/d.acks"
+dep=$ep
+timeout -k 5 120 mpirun --oversubscribe --bind-to none -np 2 ${mpi_env[@]+"${mpi_env[@]}"} \
+    "$worker" --connect "$dep" --quiet --timeout 20 >"$tmp/dw.out" 2>"$tmp/dw.err" &
+mpid=$!
+pids+=("$mpid")
+for i in $(seq 600); do
+    # a pair with both games acknowledged: durable, so the restart finds the run complete
+    sed -n 's/.*"pair_id":\([0-9]*\),.*"status":"stored".*/\1/p' "$tmp/d.acks" 2>/dev/null |
+        sort | uniq -d | grep -q . && break
+    sleep 0.1
+done
+kill -KILL "$cpid"
+wait_for "$cpid" 10
+start_coord d2 "$dep" --out "$run" --games 2
+wait_for "$cpid" 30
+crc=$rc
+[ $crc -eq 0 ] && grep -q '"status":"complete"' "$tmp/d2.out"
+check "restarted with --games 2 on a run with a complete pair, it completes" $? "$tmp/d2.err"
+grep -q 'resuming run .*: [1-9][0-9]* games stored' "$tmp/d2.err" || echo "# no complete pair stored"
+wait_for "$mpid" 40
+[ $rc -eq 0 ] && grep -q '^chuhe-worker: 2 ranks, .* 0 ranks failed$' "$tmp/dw.out"
+check "... and the workers of the killed session reconnect, hear DONE and end cleanly" $? \
+    "$(cat "$tmp/dw.out" "$tmp/dw.err" "$tmp/d2.err")"
 
 # ---- an ack log that cannot be written ----
 "$coord" --bind 'tcp://127.0.0.1:*' --games 2 --out "$tmp/x.h5" --ack-log "$tmp/no/such/dir/acks" \

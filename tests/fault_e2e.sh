@@ -109,7 +109,9 @@ run=$tmp/run.h5
 count() { grep -c "$1" "$acks" 2>/dev/null; }
 
 # ---- the coordinator killed under live workers ----
-start_coord k1 'tcp://127.0.0.1:*' --games 24 --nodes "$nodes" --max-plies 150 --random-plies 6 \
+# enough games for the kill to fall between two group commits (every 2 s)
+total=60
+start_coord k1 'tcp://127.0.0.1:*' --games $total --nodes "$nodes" --max-plies 150 --random-plies 6 \
     --heartbeat-timeout 5 --out "$run" --ack-log "$acks"
 kep=$ep
 timeout -k 5 120 mpirun --oversubscribe --bind-to none -np 2 ${mpi_env[@]+"${mpi_env[@]}"} \
@@ -138,23 +140,25 @@ check "the live workers reconnect and the run completes" $? "$(cat "$tmp/w.err" 
 "$coord" verify "$run" >"$tmp/verify.txt" 2>&1
 vrc=$?
 games=$(sed -n 's/^games //p' "$tmp/verify.txt")
-[ $vrc -eq 0 ] && [ "$games" = 24 ] && grep -q '^duplicates 0$' "$tmp/verify.txt"
-check "verify: 24 games, no duplicates, every move legal" $? "$tmp/verify.txt"
+[ $vrc -eq 0 ] && [ "$games" = $total ] && grep -q '^duplicates 0$' "$tmp/verify.txt"
+check "verify: $total games, no duplicates, every move legal" $? "$tmp/verify.txt"
 
 # The ack log: two sessions, the killed one without its "close" line.
 opens=$(count '"event":"open"')
 closes=$(count '"event":"close"')
-[ "$opens" = 2 ] && [ "$closes" = 1 ] && tail -1 "$acks" | grep -q '"event":"close","games":24}' &&
+[ "$opens" = 2 ] && [ "$closes" = 1 ] &&
+    tail -1 "$acks" | grep -q "\"event\":\"close\",\"games\":$total}" &&
     [ "$(sed -n 2p "$acks" | grep -c '"event":"ack","game_id":0,')" = 1 ]
 check "--ack-log: an open line per session, a close line only for the clean end" $? "$acks"
 
 # Every stored game (pair, game in pair) acknowledged, as stored or as a duplicate.
 keys=$(grep '"event":"ack"' "$acks" | grep -v '"status":"rejected"' |
     sed 's/.*"pair_id":\([0-9]*\),"game_in_pair":\([01]\).*/\1.\2/' | sort -u | wc -l)
-[ "$keys" = 24 ] && [ "$(count '"status":"stored"')" -le 24 ] &&
-    [ "$(count '"status":"stored"')" -ge "$before" ]
-check "every one of the 24 stored games was acknowledged ($(count '"status":"stored"') stored, $(
-    count '"status":"duplicate"') duplicate ACKs)" $? "$acks"
+stored=$(count '"status":"stored"')
+dups=$(count '"status":"duplicate"')
+[ "$keys" = $total ] && [ "$stored" -le $total ] && [ "$stored" -ge "$before" ]
+check "every one of the $total stored games was acknowledged ($stored stored, $dups duplicate ACKs)" \
+    $? "$acks"
 
 if /usr/bin/python3 -c 'import h5py, numpy' 2>/dev/null; then
     grep '"event":"summary"' "$tmp/k2.out" | tail -1 >"$tmp/final.json"

@@ -7,14 +7,16 @@
 # duplicate). The checker of scripts/soak agrees, and fails on an ACK of a game the file
 # does not hold. A coordinator restarted on a run that is already complete (here: with a
 # lower --games) tells the reconnecting workers DONE, so that they end cleanly. An
-# --ack-log that cannot be opened stops the coordinator at once.
+# external engine that dies while it starts is started once more, not the end of its
+# rank. An --ack-log that cannot be opened stops the coordinator at once.
 # Prints TAP. Usage: tests/fault_e2e.sh <bindir>; CHUHE_TEST_KEEP=1 keeps the logs.
 set -u
 bindir=${1:-bin}
 coord=$bindir/chuhe-coordinator
 worker=$bindir/chuhe-worker
 soak=$(cd "$(dirname "$0")/.." && pwd)/scripts/soak
-plan=9
+engines=$(cd "$(dirname "$0")" && pwd)/engines
+plan=10
 
 for b in "$coord" "$worker"; do
     if [ ! -x "$b" ]; then
@@ -203,6 +205,20 @@ wait_for "$mpid" 40
 [ $rc -eq 0 ] && grep -q '^chuhe-worker: 2 ranks, .* 0 ranks failed$' "$tmp/dw.out"
 check "... and the workers of the killed session reconnect, hear DONE and end cleanly" $? \
     "$(cat "$tmp/dw.out" "$tmp/dw.err" "$tmp/d2.err")"
+
+# ---- an engine killed while it starts ----
+engine=$(cd "$bindir" && pwd)/chuhe-engine
+start_coord f 'tcp://127.0.0.1:*' --games 2 --out "$tmp/flaky.h5" --drain-timeout 5 \
+    -engine builtin -engine name=flaky cmd="$engines/flaky-start.sh $tmp/flaky.state $engine" \
+    -each nodes=$((nodes / 2))
+timeout -k 5 60 mpirun --oversubscribe --bind-to none -np 1 ${mpi_env[@]+"${mpi_env[@]}"} \
+    "$worker" --connect "$ep" --quiet --timeout 20 >"$tmp/fw.out" 2>"$tmp/fw.err"
+wrc=$?
+[ $wrc -ne 0 ] && kill -TERM "$cpid" 2>/dev/null # a rank that gave up never completes the run
+wait_for "$cpid" 20
+[ $wrc -eq 0 ] && [ $rc -eq 0 ] && grep -q 'did not start.*; starting it once more' "$tmp/fw.err"
+check "an engine that dies while it starts is started again and the run completes" $? \
+    "$(cat "$tmp/fw.err" "$tmp/f.err")"
 
 # ---- an ack log that cannot be written ----
 "$coord" --bind 'tcp://127.0.0.1:*' --games 2 --out "$tmp/x.h5" --ack-log "$tmp/no/such/dir/acks" \

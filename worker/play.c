@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report.h"
+
 void play_engines_init(PlayEngines *pe)
 {
     memset(pe, 0, sizeof *pe);
@@ -21,7 +23,9 @@ uint64_t play_ext_starts(const PlayEngines *pe, int p)
     return pe->ext[p] ? ext_starts(pe->ext[p]) : 0;
 }
 
-/* Gives player p the external engine pl asks for, started and ready. */
+/* Gives player p the external engine pl asks for, started and ready. A start that fails
+ * is tried once more: an engine killed while it starts (by a user, the OOM killer) is not
+ * a broken engine, and a rank that gives up here plays no more. */
 static bool ready_external(PlayEngines *pe, int p, const ProtoPlayer *pl, char *err, size_t size)
 {
     ExtEngineConfig cfg;
@@ -41,6 +45,9 @@ static bool ready_external(PlayEngines *pe, int p, const ProtoPlayer *pl, char *
             return false;
         }
     }
+    if (ext_start(pe->ext[p], err, size))
+        return true;
+    report_warn("%s; starting it once more", err);
     return ext_start(pe->ext[p], err, size);
 }
 

@@ -106,6 +106,15 @@ wait_for() {
     fi
 }
 
+# SIGKILLs the coordinator and reaps it, with the shell's "Killed" notice out of the log.
+kill_coord() {
+    exec 3>&2 2>/dev/null
+    kill -KILL "$cpid"
+    wait "$cpid"
+    rc=$?
+    exec 2>&3 3>&-
+}
+
 acks=$tmp/acks.jsonl
 run=$tmp/run.h5
 count() { grep -c "$1" "$acks" 2>/dev/null; }
@@ -124,8 +133,7 @@ for i in $(seq 600); do
     [ "$(count '"status":"stored"')" -ge 3 ] 2>/dev/null && break
     sleep 0.1
 done
-kill -KILL "$cpid"
-wait_for "$cpid" 10
+kill_coord
 killed_rc=$rc
 before=$(count '"status":"stored"')
 start_coord k2 "$kep" --out "$run" --ack-log "$acks"
@@ -193,8 +201,7 @@ for i in $(seq 600); do
         sort | uniq -d | grep -q . && break
     sleep 0.1
 done
-kill -KILL "$cpid"
-wait_for "$cpid" 10
+kill_coord
 start_coord d2 "$dep" --out "$run" --games 2
 wait_for "$cpid" 30
 crc=$rc

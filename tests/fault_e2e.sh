@@ -106,6 +106,24 @@ wait_for() {
     fi
 }
 
+# Starts workers in the background: log-name, endpoint, ranks, --timeout. Sets mpid.
+workers_bg() {
+    timeout -k 5 120 mpirun --oversubscribe --bind-to none -np "$3" ${mpi_env[@]+"${mpi_env[@]}"} \
+        "$worker" --connect "$2" --quiet --timeout "$4" >"$tmp/$1.out" 2>"$tmp/$1.err" &
+    mpid=$!
+    pids+=("$mpid")
+}
+
+# Runs a command every 0.1 s until it succeeds, for at most 60 s.
+poll_until() {
+    local i
+    for i in $(seq 600); do
+        "$@" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 # SIGKILLs the coordinator and reaps it, with the shell's "Killed" notice out of the log.
 kill_coord() {
     exec 3>&2 2>/dev/null
@@ -125,14 +143,9 @@ total=60
 start_coord k1 'tcp://127.0.0.1:*' --games $total --nodes "$nodes" --max-plies 150 --random-plies 6 \
     --heartbeat-timeout 5 --out "$run" --ack-log "$acks"
 kep=$ep
-timeout -k 5 120 mpirun --oversubscribe --bind-to none -np 2 ${mpi_env[@]+"${mpi_env[@]}"} \
-    "$worker" --connect "$kep" --quiet --timeout 30 >"$tmp/w.out" 2>"$tmp/w.err" &
-mpid=$!
-pids+=("$mpid")
-for i in $(seq 600); do
-    [ "$(count '"status":"stored"')" -ge 3 ] 2>/dev/null && break
-    sleep 0.1
-done
+workers_bg w "$kep" 2 30
+stored_3() { [ "$(count '"status":"stored"')" -ge 3 ] 2>/dev/null; }
+poll_until stored_3
 kill_coord
 killed_rc=$rc
 before=$(count '"status":"stored"')
@@ -191,16 +204,13 @@ run=$tmp/done.h5
 start_coord d1 'tcp://127.0.0.1:*' --games 40 --nodes "$nodes" --max-plies 150 --random-plies 6 \
     --out "$run" --ack-log "$tmp/d.acks"
 dep=$ep
-timeout -k 5 120 mpirun --oversubscribe --bind-to none -np 2 ${mpi_env[@]+"${mpi_env[@]}"} \
-    "$worker" --connect "$dep" --quiet --timeout 20 >"$tmp/dw.out" 2>"$tmp/dw.err" &
-mpid=$!
-pids+=("$mpid")
-for i in $(seq 600); do
-    # a pair with both games acknowledged: durable, so the restart finds the run complete
+workers_bg dw "$dep" 2 20
+# a pair with both games acknowledged is durable: the restart finds the run complete
+pair_acked() {
     sed -n 's/.*"pair_id":\([0-9]*\),.*"status":"stored".*/\1/p' "$tmp/d.acks" 2>/dev/null |
-        sort | uniq -d | grep -q . && break
-    sleep 0.1
-done
+        sort | uniq -d | grep -q .
+}
+poll_until pair_acked
 kill_coord
 start_coord d2 "$dep" --out "$run" --games 2
 wait_for "$cpid" 30

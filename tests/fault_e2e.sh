@@ -49,12 +49,13 @@ skip() {
 }
 
 tmp=$(mktemp -d)
-pids=()
 cleanup() {
-    local p
-    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    sleep 0.2
-    for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+    # only background jobs still running: an exited one's pid may belong to anyone now
+    local p running
+    running=$(jobs -p)
+    for p in $running; do kill -TERM "$p" 2>/dev/null; done
+    [ -n "$running" ] && sleep 0.2
+    for p in $(jobs -p); do kill -KILL "$p" 2>/dev/null; done
     if [ -n "${CHUHE_TEST_KEEP:-}" ]; then echo "# logs kept in $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT
@@ -78,7 +79,6 @@ start_coord() {
     shift 2
     "$coord" --bind "$bind" --json --progress-interval 0.5 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
     cpid=$!
-    pids+=("$cpid")
     ep=
     for i in $(seq 100); do
         ep=$(sed -n 's/.*"event":"listening","endpoint":"\([^"]*\)".*/\1/p' "$tmp/$name.out")
@@ -111,7 +111,6 @@ workers_bg() {
     timeout -k 5 120 mpirun --oversubscribe --bind-to none -np "$3" ${mpi_env[@]+"${mpi_env[@]}"} \
         "$worker" --connect "$2" --quiet --timeout "$4" >"$tmp/$1.out" 2>"$tmp/$1.err" &
     mpid=$!
-    pids+=("$mpid")
 }
 
 # Runs a command every 0.1 s until it succeeds, for at most 60 s.

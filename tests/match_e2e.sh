@@ -119,11 +119,13 @@ if [ -x "$fsf" ]; then
     check "pentanomial counts of 2 pairs, Elo and LOS in the summary ($penta)" \
         $((sum != 2 || $(summary fsf | grep -c '"elo":.*"los":') != 1)) "$tmp/fsf.out"
     elo=$(field fsf elo)
+    tables=$(summary fsf | sed -n 's/.*\("ranking":\)/\1/p')
     # a complete run: the coordinator rebuilds its statistics and ends without workers
     no_workers=1 match fsf
-    check "restarted on the run file: the same statistics ($elo)" \
+    check "restarted on the run file: the same statistics ($elo), ranking and pairing" \
         $((rc_c != 0 || $(field fsf penta | grep -cF "$penta") != 1 ||
-            $(field fsf elo | grep -cF "$elo") != 1)) "$tmp/fsf.out"
+            $(field fsf elo | grep -cF "$elo") != 1 || ${#tables} < 50 ||
+            $(summary fsf | grep -cF "$tables") != 1)) "$tmp/fsf.out"
 else
     for t in "chuhe against Fairy-Stockfish" "verify" "-pgnout" "pentanomial counts" "restart"; do
         skip "$t" "$fsf is missing"

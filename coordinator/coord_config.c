@@ -85,8 +85,7 @@ static const Opt OPTS[] = {
     {"--options-black", OPT_TEXT, FIELD(options[1]), 0, 0, OPT_RUN, "N=V;...",
      "player 1's engine options"},
     {"--dir-red", OPT_PATH, FIELD(dir[0]), 0, 0, OPT_RUN, "DIR", "player 0's working directory"},
-    {"--dir-black", OPT_PATH, FIELD(dir[1]), 0, 0, OPT_RUN, "DIR",
-     "player 1's working directory"},
+    {"--dir-black", OPT_PATH, FIELD(dir[1]), 0, 0, OPT_RUN, "DIR", "player 1's working directory"},
     {"--engines", OPT_INT, FIELD(engines), 2, COORD_MAX_ENGINES, OPT_RUN, "N",
      "engines in the run (default 2); engine N >= 2 takes --name-N, --cmd-N, ..."},
     {"--tournament", OPT_TEXT, FIELD(tournament), 0, 0, OPT_RUN, "KIND",
@@ -142,6 +141,7 @@ static const Opt OPTS[] = {
     {"--rating-interval", OPT_INT, FIELD(rating_interval), 0, 1000000000, 0, "N",
      "log the match statistics every N stored games"},
 /* Engines 2 and up: the per-engine options of red and black under a number. */
+/* clang-format off */
 #define ENGINE_OPTS(k)                                                                            \
     {"--name-" #k, OPT_TEXT, FIELD(name[k]), 0, 0, OPT_RUN, "NAME", NULL},                     \
         {"--cmd-" #k, OPT_TEXT, FIELD(cmd[k]), 0, 0, OPT_RUN, "CMD", NULL},                    \
@@ -160,6 +160,7 @@ static const Opt OPTS[] = {
     ENGINE_OPTS(22), ENGINE_OPTS(23), ENGINE_OPTS(24), ENGINE_OPTS(25), ENGINE_OPTS(26),
     ENGINE_OPTS(27), ENGINE_OPTS(28), ENGINE_OPTS(29), ENGINE_OPTS(30), ENGINE_OPTS(31),
 #undef ENGINE_OPTS
+    /* clang-format on */
 };
 _Static_assert((int)COORD_MAX_ENGINES == 32, "ENGINE_OPTS lists engines 2..31");
 
@@ -433,8 +434,8 @@ static bool has_limit(const CoordLimits *l)
 static bool engine_set(const CoordConfig *c, int e)
 {
     return c->name[e][0] || c->cmd[e][0] || c->proto[e][0] || c->options[e][0] || c->dir[e][0] ||
-           c->weights[e][0] || c->engine_tc[e][0] || c->engine_movetime[e] ||
-           c->engine_nodes[e] || c->engine_depth[e];
+           c->weights[e][0] || c->engine_tc[e][0] || c->engine_movetime[e] || c->engine_nodes[e] ||
+           c->engine_depth[e];
 }
 
 /* Range checks that involve several options. */
@@ -492,8 +493,8 @@ static bool check(const CoordConfig *c, CoordError *err)
     if (c->opening_order[0] && strcmp(c->opening_order, "sequential") &&
         strcmp(c->opening_order, "random"))
         return fail(err, "--opening-order: '%s' is not sequential or random", c->opening_order);
-    if (!c->openings[0] && (c->opening_format[0] || c->opening_order[0] || c->opening_start ||
-                            c->opening_plies))
+    if (!c->openings[0] &&
+        (c->opening_format[0] || c->opening_order[0] || c->opening_start || c->opening_plies))
         return fail(err, "--opening-format, -order, -start and -plies need --openings");
     if (c->games > (uint64_t)1 << 40)
         return fail(err, "--games: too many");
@@ -522,8 +523,8 @@ bool coord_config_finish_new(CoordConfig *c, const CoordGiven *given, CoordError
 {
     bool any_limit = c->nodes || c->depth || c->movetime || c->tc[0];
     for (int p = 0; p < c->engines && p < COORD_MAX_ENGINES; p++)
-        any_limit |= c->engine_tc[p][0] || c->engine_movetime[p] || c->engine_nodes[p] ||
-                     c->engine_depth[p];
+        any_limit |=
+            c->engine_tc[p][0] || c->engine_movetime[p] || c->engine_nodes[p] || c->engine_depth[p];
     if (!any_limit)
         c->nodes = COORD_DEFAULT_NODES;
     if (!was_given(given, "--seed"))

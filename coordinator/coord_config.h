@@ -48,10 +48,10 @@ typedef struct {
     int opening_max_score;         /* random openings: keep |score| <= this; 0: any */
     /* Engines, indexed 0..engines-1 (options --X-red, --X-black, then --X-2, --X-3...).
      * A command makes the engine external. */
-    int engines; /* 2..COORD_MAX_ENGINES */
+    int engines;         /* 2..COORD_MAX_ENGINES */
     char tournament[16]; /* more than two engines: "roundrobin" or "gauntlet" */
     char weights[COORD_MAX_ENGINES][PROTO_WEIGHTS_MAX + 1]; /* "" for the built-in weights */
-    char name[COORD_MAX_ENGINES][64];                   /* "" for a name from weights or cmd */
+    char name[COORD_MAX_ENGINES][64];                       /* "" for a name from weights or cmd */
     char cmd[COORD_MAX_ENGINES][PROTO_COMMAND_MAX + 1];     /* program and arguments */
     char proto[COORD_MAX_ENGINES][16];                      /* uci (default), uci1, ucci */
     char options[COORD_MAX_ENGINES][PROTO_COMMAND_MAX + 1]; /* "Name=Value;Name=Value" */

@@ -46,10 +46,10 @@ static bool load_openings(Schedule *s, const CoordConfig *cfg, SchedError *err)
 {
     OpeningError oerr;
     BadOpenings bad = {"", 0};
-    int got = is_pgn(cfg) ? opening_list_load_pgn(&s->list, cfg->openings, cfg->opening_plies,
-                                                  note_bad_opening, &bad, &oerr)
-                          : opening_list_load(&s->list, cfg->openings, note_bad_opening, &bad,
-                                              &oerr);
+    int got = is_pgn(cfg)
+                  ? opening_list_load_pgn(&s->list, cfg->openings, cfg->opening_plies,
+                                          note_bad_opening, &bad, &oerr)
+                  : opening_list_load(&s->list, cfg->openings, note_bad_opening, &bad, &oerr);
     if (got < 0) {
         snprintf(err->msg, sizeof err->msg, "openings: %s", oerr.msg);
         return false;

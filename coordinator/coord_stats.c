@@ -179,8 +179,9 @@ static void leader_text(const CoordStats *st, char *buf, size_t size)
     if (rows[0].games == 0)
         snprintf(buf, size, "no games yet");
     else
-        snprintf(buf, size, "leader %s %s %% (%g/%" PRIu64 ")", xt_name(&st->table, rows[0].engine, nb),
-                 stats_num_text(pc, 100 * rows[0].score), rows[0].points, rows[0].games);
+        snprintf(buf, size, "leader %s %s %% (%g/%" PRIu64 ")",
+                 xt_name(&st->table, rows[0].engine, nb), stats_num_text(pc, 100 * rows[0].score),
+                 rows[0].points, rows[0].games);
 }
 
 void coord_stats_progress_text(const CoordStats *st, const CoordStatsContext *cx, char *buf,
@@ -259,11 +260,12 @@ static void json_match(const CoordStats *st, StrBuf *o)
     if (st->has_sprt) {
         double llr;
         SprtState ss = coord_stats_sprt(st, &llr);
-        strbuf_printf(o,
-                      ",\"sprt\":{\"model\":\"%s\",\"elo0\":%g,\"elo1\":%g,\"alpha\":%g,\"beta\":%g,"
-                      "\"lower\":%.4f,\"upper\":%.4f,\"llr\":",
-                      sprt_model_name(st->sprt.model), st->sprt.elo0, st->sprt.elo1, st->sprt.alpha,
-                      st->sprt.beta, sprt_lower_bound(&st->sprt), sprt_upper_bound(&st->sprt));
+        strbuf_printf(
+            o,
+            ",\"sprt\":{\"model\":\"%s\",\"elo0\":%g,\"elo1\":%g,\"alpha\":%g,\"beta\":%g,"
+            "\"lower\":%.4f,\"upper\":%.4f,\"llr\":",
+            sprt_model_name(st->sprt.model), st->sprt.elo0, st->sprt.elo1, st->sprt.alpha,
+            st->sprt.beta, sprt_lower_bound(&st->sprt), sprt_upper_bound(&st->sprt));
         strbuf_json_number(o, llr);
         strbuf_printf(o, ",\"state\":\"%s\"}", sprt_state_name(ss));
     }
@@ -395,8 +397,8 @@ void coord_stats_summary_text(const CoordStats *st, const CoordStatsContext *cx,
         strbuf_printf(o,
                       "%s rank %" PRIu32 " on %s: %" PRIu64 " games, %" PRIu64 " crashes, %" PRIu64
                       " time losses, %" PRIu64 " illegal moves\n",
-                      i ? INDENT + 1 : "  workers   ", w->rank, w->host[0] ? w->host : "?", w->games,
-                      w->crashes, w->time_losses, w->illegal_moves);
+                      i ? INDENT + 1 : "  workers   ", w->rank, w->host[0] ? w->host : "?",
+                      w->games, w->crashes, w->time_losses, w->illegal_moves);
     }
     if (st->engines > 2) {
         strbuf_printf(o, "  tournament %d engines, %" PRIu64 " games\n", st->engines, st->games);

@@ -26,9 +26,9 @@
 enum { XT_MAX = TOUR_MAX_ENGINES, XT_NAME_SIZE = 64 };
 
 typedef struct {
-    int n;                            /* engines, 2..XT_MAX */
-    char names[XT_MAX][XT_NAME_SIZE]; /* "" prints as "engine N" */
-    uint64_t wdl[XT_MAX][XT_MAX][3];  /* games of i against j: i's wins, draws, losses */
+    int n;                             /* engines, 2..XT_MAX */
+    char names[XT_MAX][XT_NAME_SIZE];  /* "" prints as "engine N" */
+    uint64_t wdl[XT_MAX][XT_MAX][3];   /* games of i against j: i's wins, draws, losses */
     StatsCounts pairs[XT_MAX][XT_MAX]; /* complete pairs of i against j, from i's view */
 } Crosstable;
 
@@ -37,7 +37,7 @@ typedef struct {
     int engine;
     uint64_t games, wins, draws, losses;
     double points;
-    double score; /* points / games; 0.5 before any game */
+    double score;      /* points / games; 0.5 before any game */
     StatsCounts field; /* its complete pairs against every opponent, from its view */
     StatsEstimate est; /* from field, pentanomial */
 } XtRow;

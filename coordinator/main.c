@@ -166,11 +166,10 @@ static RunFile *create_run(CoordConfig *cfg, const CoordGiven *given, Schedule *
         if (!hashed)
             snprintf(err.msg, sizeof err.msg, "weights '%.400s': %s", cfg->weights[p],
                      strerror(errno));
-        if (!hashed ||
-            !runfile_add_player(rf, name,
-                                proto_engine_kind_name(external ? PROTO_ENGINE_EXTERNAL
-                                                                : PROTO_ENGINE_BUILTIN),
-                                what, hash, &players[p], &err)) {
+        if (!hashed || !runfile_add_player(rf, name,
+                                           proto_engine_kind_name(external ? PROTO_ENGINE_EXTERNAL
+                                                                           : PROTO_ENGINE_BUILTIN),
+                                           what, hash, &players[p], &err)) {
             coord_log("%s", err.msg);
             runfile_close(&rf, &err);
             sched_free(sched);
@@ -269,8 +268,7 @@ static void summary(const CoordRun *run, const char *status, int workers)
         strbuf_init(&text);
         coord_stats_summary_text(run->stats, &cx, &text);
         printf("chuhe-coordinator: run %s (run id %016" PRIx64 ") %s, %d workers seen\n%s",
-               runfile_path(run->rf), runfile_run_id(run->rf), status, workers,
-               strbuf_text(&text));
+               runfile_path(run->rf), runfile_run_id(run->rf), status, workers, strbuf_text(&text));
         strbuf_free(&text);
     }
     fflush(stdout);

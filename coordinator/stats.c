@@ -460,8 +460,9 @@ const char *stats_percent_text(char out[32], double x)
 static void add_sprt(Text *t, const SprtParams *p, double llr)
 {
     char b[5][32];
-    text_add(t, "LLR %s (%s, %s) [%s, %s] %s", stats_num_text(b[0], llr), stats_num_text(b[1], sprt_lower_bound(p)),
-             stats_num_text(b[2], sprt_upper_bound(p)), stats_num_text(b[3], p->elo0), stats_num_text(b[4], p->elo1),
+    text_add(t, "LLR %s (%s, %s) [%s, %s] %s", stats_num_text(b[0], llr),
+             stats_num_text(b[1], sprt_lower_bound(p)), stats_num_text(b[2], sprt_upper_bound(p)),
+             stats_num_text(b[3], p->elo0), stats_num_text(b[4], p->elo1),
              sprt_model_name(p->model));
 }
 
@@ -510,9 +511,9 @@ size_t stats_format(char *buf, size_t cap, const StatsCounts *c, StatsKind kind,
     stats_estimate(c, kind, &e);
     if (e.n > 0) {
         text_add(&t, "Elo %s +/- %s, nElo %s +/- %s%sLOS %s %%, DrawRatio %s %%%s",
-                 stats_num_text(b[0], e.elo), stats_num_text(b[1], e.elo_error), stats_num_text(b[2], e.nelo),
-                 stats_num_text(b[3], e.nelo_error), sep, stats_percent_text(b[4], e.los), stats_percent_text(b[5], e.draw_ratio),
-                 sep);
+                 stats_num_text(b[0], e.elo), stats_num_text(b[1], e.elo_error),
+                 stats_num_text(b[2], e.nelo), stats_num_text(b[3], e.nelo_error), sep,
+                 stats_percent_text(b[4], e.los), stats_percent_text(b[5], e.draw_ratio), sep);
     } else {
         text_add(&t, "no results%s", sep);
     }

@@ -23,10 +23,10 @@
 #include "record.h"
 
 typedef struct {
-    int number;                  /* 1-based, in file order */
-    long line;                   /* where the game starts */
-    char fen[RECORD_FEN_MAX];    /* the FEN tag; "" for the standard start position */
-    int nmoves;                  /* mainline moves read */
+    int number;               /* 1-based, in file order */
+    long line;                /* where the game starts */
+    char fen[RECORD_FEN_MAX]; /* the FEN tag; "" for the standard start position */
+    int nmoves;               /* mainline moves read */
     Move moves[RECORD_MAX_PLIES];
 } PgnGame;
 

@@ -73,20 +73,20 @@ static void expect_moves(const Opening *op, const char *fen, const char *moves)
 }
 
 static const char *const BOOK =
-    "[Event \"book\"]\n"                                                         /* 1 */
-    "[Red \"a\"]\n"                                                              /* 2 */
-    "[Result \"*\"]\n"                                                           /* 3 */
-    "\n"                                                                         /* 4 */
+    "[Event \"book\"]\n"                                                        /* 1 */
+    "[Red \"a\"]\n"                                                             /* 2 */
+    "[Result \"*\"]\n"                                                          /* 3 */
+    "\n"                                                                        /* 4 */
     "1. C2.5 {central cannon} H8+7 (1... C8.5 2. H2+3 {x}) 2. H2+3 $1 R9.8 *\n" /* 5 */
-    "\n"                                                                         /* 6 */
-    "[Event \"algebraic, Black to move\"]\n"                                     /* 7 */
+    "\n"                                                                        /* 6 */
+    "[Event \"algebraic, Black to move\"]\n"                                    /* 7 */
     "[FEN \"rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 0 1\"]\n"
-    "[SetUp \"1\"]\n"                                                            /* 9 */
-    "1... Cbe8 2. Nc3 Nc8 3. e5! 1/2-1/2\n"                                      /* 10 */
-    "% an escaped line\n"                                                        /* 11 */
-    "[Event \"coordinates\"]\n"                                                  /* 12 */
-    "1. h2e2 h9g7 2. h0-g2 ; to the end of the line 3. x\n"                      /* 13 */
-    "i9h9 3.b0c2 1-0\n";                                                         /* 14 */
+    "[SetUp \"1\"]\n"                                       /* 9 */
+    "1... Cbe8 2. Nc3 Nc8 3. e5! 1/2-1/2\n"                 /* 10 */
+    "% an escaped line\n"                                   /* 11 */
+    "[Event \"coordinates\"]\n"                             /* 12 */
+    "1. h2e2 h9g7 2. h0-g2 ; to the end of the line 3. x\n" /* 13 */
+    "i9h9 3.b0c2 1-0\n";                                    /* 14 */
 
 static void test_pgn_notations(void **state)
 {
@@ -122,10 +122,10 @@ static void test_parse_move_forms(void **state)
     assert_true(pos_set_fen(&g_pos, START_FEN, &perr));
     struct {
         const char *text, *coords;
-    } ok[] = {{"h2e2", "h2e2"},  {"h2-e2", "h2e2"}, {"C2.5", "h2e2"}, {"Che3", "h2e2"},
-              {"Ch3e3", "h2e2"}, {"Nc3", "b0c2"},  {"Hc3", "b0c2"},  {"H8+7", "b0c2"},
-              {"e5", "e3e4"},    {"Pe5", "e3e4"},  {"P5+1", "e3e4"}, {"Ra2", "a0a1"},
-              {"Ra3!?", "a0a2"}, {"C8+7", "b2b9"}, {"Cxb10", "b2b9"}, {"Cbxb10+", "b2b9"}};
+    } ok[] = {{"h2e2", "h2e2"},  {"h2-e2", "h2e2"}, {"C2.5", "h2e2"},  {"Che3", "h2e2"},
+              {"Ch3e3", "h2e2"}, {"Nc3", "b0c2"},   {"Hc3", "b0c2"},   {"H8+7", "b0c2"},
+              {"e5", "e3e4"},    {"Pe5", "e3e4"},   {"P5+1", "e3e4"},  {"Ra2", "a0a1"},
+              {"Ra3!?", "a0a2"}, {"C8+7", "b2b9"},  {"Cxb10", "b2b9"}, {"Cbxb10+", "b2b9"}};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         PgnError err = {{0}};
         Move m = pgn_parse_move(&g_pos, ok[i].text, &err);
@@ -153,16 +153,16 @@ static void test_pgn_bad_games(void **state)
     (void)state;
     char path[64];
     write_file(path, ".pgn",
-               "1. h2e2 h9g7 *\n"                                /* 1: game 1, good */
-               "\n"                                              /* 2 */
-               "[FEN \"rnbakabnr/9/9/9 w\"]\n"                   /* 3: game 2, bad FEN */
-               "1. h2e2 *\n"                                     /* 4 */
-               "[Event \"3\"]\n"                                 /* 5: game 3 */
-               "1. h2e2 h9g7\n"                                  /* 6 */
-               "2. C2.9 R9.8 *\n"                                /* 7: illegal ply 3 */
-               "[FEN \"3k5/9/9/9/9/9/9/9/9/4K4 w - - 0 1\"]\n"   /* 8: game 4, already over */
-               "*\n"                                             /* 9 */
-               "1. b0c2 {unterminated\n");                       /* 10: game 5 */
+               "1. h2e2 h9g7 *\n"                              /* 1: game 1, good */
+               "\n"                                            /* 2 */
+               "[FEN \"rnbakabnr/9/9/9 w\"]\n"                 /* 3: game 2, bad FEN */
+               "1. h2e2 *\n"                                   /* 4 */
+               "[Event \"3\"]\n"                               /* 5: game 3 */
+               "1. h2e2 h9g7\n"                                /* 6 */
+               "2. C2.9 R9.8 *\n"                              /* 7: illegal ply 3 */
+               "[FEN \"3k5/9/9/9/9/9/9/9/9/4K4 w - - 0 1\"]\n" /* 8: game 4, already over */
+               "*\n"                                           /* 9 */
+               "1. b0c2 {unterminated\n");                     /* 10: game 5 */
     OpeningList list;
     opening_list_init(&list);
     OpeningError err;
@@ -211,7 +211,8 @@ static void random_line(int plies, char *text, size_t size)
             Move m = list.moves[x % (uint64_t)n];
             char t[5];
             move_to_text(m, t);
-            len += (size_t)snprintf(text + len, size - len, "%s%s", i % 2 ? " " : (i ? " 1. " : "1. "), t);
+            len += (size_t)snprintf(text + len, size - len, "%s%s",
+                                    i % 2 ? " " : (i ? " 1. " : "1. "), t);
             pos_do_move(&g_pos, m);
             if (rules_judge_game(&g_pos).result != RESULT_NONE)
                 break;

@@ -138,8 +138,8 @@ static void test_cli_round_robin_and_gauntlet(void **state)
     (void)state;
     CoordGiven g;
     CoordError err;
-    const char *rr[] = {"-engine", "name=a", "builtin", "-engine", "name=b", "builtin",
-                        "-engine", "name=c", "cmd=/bin/true", "proto=uci", "-each", "nodes=500",
+    const char *rr[] = {"-engine", "name=a", "builtin",       "-engine",   "name=b", "builtin",
+                        "-engine", "name=c", "cmd=/bin/true", "proto=uci", "-each",  "nodes=500",
                         "-rounds", "3"};
     if (!cli(&g_cfg, &g, &err, 14, rr))
         fail_msg("%s", err.msg);
@@ -150,8 +150,9 @@ static void test_cli_round_robin_and_gauntlet(void **state)
     assert_string_equal(g_cfg.cmd[2], "/bin/true");
     assert_int_equal(g_cfg.nodes, 500);
 
-    const char *ga[] = {"-tournament", "gauntlet", "-engine", "builtin", "-engine", "builtin",
-                        "-engine", "builtin", "-engine", "builtin", "-games", "4", "-rounds", "2"};
+    const char *ga[] = {"-tournament", "gauntlet", "-engine", "builtin", "-engine",
+                        "builtin",     "-engine",  "builtin", "-engine", "builtin",
+                        "-games",      "4",        "-rounds", "2"};
     if (!cli(&g_cfg, &g, &err, 14, ga))
         fail_msg("%s", err.msg);
     assert_string_equal(g_cfg.tournament, "gauntlet");
@@ -172,8 +173,8 @@ static void test_cli_refusals(void **state)
     (void)state;
     CoordGiven g;
     CoordError err;
-    const char *sprt[] = {"-engine", "builtin", "-engine", "builtin", "-engine", "builtin",
-                          "-sprt",   "elo0=0",  "elo1=5"};
+    const char *sprt[] = {"-engine", "builtin", "-engine", "builtin", "-engine",
+                          "builtin", "-sprt",   "elo0=0",  "elo1=5"};
     assert_false(cli(&g_cfg, &g, &err, 9, sprt));
     assert_non_null(strstr(err.msg, "exactly two engines"));
     const char *kind[] = {"-tournament", "knockout", "-engine", "builtin", "-engine", "builtin"};
@@ -202,8 +203,8 @@ static void test_per_engine_limits(void **state)
     (void)state;
     CoordGiven g, rg;
     CoordError err;
-    const char *argv[] = {"-engine", "name=fast", "builtin", "nodes=300", "-engine", "name=slow",
-                          "builtin", "tc=20+0.2", "-engine", "name=third", "builtin", "st=0.25",
+    const char *argv[] = {"-engine", "name=fast", "builtin",   "nodes=300",  "-engine", "name=slow",
+                          "builtin", "tc=20+0.2", "-engine",   "name=third", "builtin", "st=0.25",
                           "depth=4", "-each",     "tc=10+0.1", "nodes=1000"};
     if (!cli(&g_cfg, &g, &err, 16, argv))
         fail_msg("%s", err.msg);
@@ -258,9 +259,9 @@ static void test_schedule_hands_out_pairings(void **state)
     CoordError err;
     SchedError serr;
     Schedule s;
-    const char *argv[] = {"-engine", "builtin", "-engine", "builtin", "-engine", "builtin",
-                          "-engine", "builtin", "-tournament", "gauntlet", "-rounds", "2",
-                          "--random-plies", "2"};
+    const char *argv[] = {
+        "-engine", "builtin",     "-engine",  "builtin", "-engine", "builtin",        "-engine",
+        "builtin", "-tournament", "gauntlet", "-rounds", "2",       "--random-plies", "2"};
     if (!cli(&g_cfg, &g, &err, 14, argv))
         fail_msg("%s", err.msg);
     if (!sched_init(&s, &g_cfg, &serr))
@@ -392,8 +393,9 @@ static void test_stats_tournament_and_ranks(void **state)
     const char *j = strbuf_text(&b);
     assert_non_null(strstr(j, "\"engines\":[\"engine 0\",\"x\",\"engine 2\"]"));
     assert_non_null(strstr(j, "\"crashes\":[0,0,1]"));
-    assert_non_null(strstr(j, "\"ranks\":[{\"rank\":0,\"host\":\"n1\",\"games\":2,\"crashes\":1,"
-                              "\"time_losses\":1,\"illegal_moves\":0},{\"rank\":0,\"host\":\"n2\""));
+    assert_non_null(strstr(j,
+                           "\"ranks\":[{\"rank\":0,\"host\":\"n1\",\"games\":2,\"crashes\":1,"
+                           "\"time_losses\":1,\"illegal_moves\":0},{\"rank\":0,\"host\":\"n2\""));
     assert_non_null(strstr(j, "\"leader\":{\"engine\":1,\"name\":\"x\""));
     assert_null(strstr(j, "\"nelo_error\"")); /* no top-level match of engines 0-1 */
     assert_non_null(strstr(j, "\"ranking\":["));

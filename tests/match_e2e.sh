@@ -11,58 +11,10 @@ coord=$bindir/chuhe-coordinator
 worker=$bindir/chuhe-worker
 engines=$(cd "$(dirname "$0")" && pwd)/engines
 fsf=${CHUHE_FSF:-/usr/games/fairy-stockfish}
-plan=14
-
-for b in "$coord" "$worker"; do
-    if [ ! -x "$b" ]; then
-        echo "1..1"
-        echo "not ok 1 - $b is missing"
-        exit 1
-    fi
-done
-if ! command -v mpirun >/dev/null 2>&1; then
-    echo "1..1"
-    echo "ok 1 - matches end to end # SKIP mpirun missing"
-    exit 0
-fi
-
-echo "1..$plan"
-n=0
-check() { # name, status (0 = pass), detail file or text
-    n=$((n + 1))
-    if [ "$2" -eq 0 ]; then
-        echo "ok $n - $1"
-    else
-        echo "not ok $n - $1"
-        if [ -f "${3:-}" ]; then sed 's/^/#   /' "$3" | tail -25; else printf '#   %s\n' "${3:-}"; fi
-    fi
-}
-skip() {
-    n=$((n + 1))
-    echo "ok $n - $1 # SKIP $2"
-}
-
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-    local p
-    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    if [ -n "${CHUHE_TEST_KEEP:-}" ]; then echo "# logs kept in $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-
-if [ "$(id -u)" -eq 0 ]; then
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-mpi_env=()
+. "$(dirname "$0")/support/e2e.sh"
+e2e_begin "matches end to end" 14 "$coord" "$worker"
 nodes=2000 small=300
-case $bindir in
-san | */san | */san/)
-    nodes=600 small=100
-    export LSAN_OPTIONS="suppressions=$PWD/tests/data/lsan-mpi.supp:fast_unwind_on_malloc=0:print_suppressions=0"
-    mpi_env=(-x LSAN_OPTIONS -x ASAN_OPTIONS -x UBSAN_OPTIONS)
-    ;;
-esac
+[ -n "$san" ] && nodes=600 small=100
 
 # Runs a whole match: log-name, coordinator args... The coordinator's JSON lines go to
 # $tmp/NAME.out, its log to NAME.err, the workers' output to NAME.workers. Sets rc_c, rc_w.

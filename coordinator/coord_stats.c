@@ -114,11 +114,15 @@ bool coord_stats_add_stored(CoordStats *st, const RunFile *rf, uint64_t game_id,
 
 void coord_stats_worker_game(CoordStats *st, const char *host, uint32_t rank, Reason reason)
 {
-    CoordWorkerCount *w = NULL;
-    for (int i = 0; i < st->nworkers && !w; i++)
-        if (st->workers[i].rank == rank && !strcmp(st->workers[i].host, host))
-            w = &st->workers[i];
-    if (!w) {
+    /* kept in (host, rank) order, the order of the report */
+    int i = 0, c = 1;
+    while (i < st->nworkers) {
+        c = strcmp(st->workers[i].host, host);
+        if (c > 0 || (c == 0 && st->workers[i].rank >= rank))
+            break;
+        i++;
+    }
+    if (i == st->nworkers || c != 0 || st->workers[i].rank != rank) {
         if (st->nworkers == st->workers_cap) {
             int cap = st->workers_cap ? st->workers_cap * 2 : 16;
             CoordWorkerCount *a = realloc(st->workers, (size_t)cap * sizeof *a);
@@ -127,11 +131,14 @@ void coord_stats_worker_game(CoordStats *st, const char *host, uint32_t rank, Re
             st->workers = a;
             st->workers_cap = cap;
         }
-        w = &st->workers[st->nworkers++];
-        memset(w, 0, sizeof *w);
-        snprintf(w->host, sizeof w->host, "%s", host);
-        w->rank = rank;
+        memmove(&st->workers[i + 1], &st->workers[i],
+                (size_t)(st->nworkers - i) * sizeof st->workers[0]);
+        st->nworkers++;
+        memset(&st->workers[i], 0, sizeof st->workers[i]);
+        snprintf(st->workers[i].host, sizeof st->workers[i].host, "%s", host);
+        st->workers[i].rank = rank;
     }
+    CoordWorkerCount *w = &st->workers[i];
     w->games++;
     w->crashes += reason == REASON_ENGINE_CRASH;
     w->time_losses += reason == REASON_TIME_FORFEIT;

@@ -43,7 +43,7 @@ typedef struct {
     bool has_sprt;
     SprtParams sprt;
     uint64_t time_losses[XT_MAX], crashes[XT_MAX], illegal[XT_MAX]; /* per engine */
-    CoordWorkerCount *workers; /* this session's ranks, in order of their first game */
+    CoordWorkerCount *workers; /* this session's ranks, by host, then rank */
     int nworkers, workers_cap;
 } CoordStats;
 

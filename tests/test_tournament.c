@@ -382,9 +382,17 @@ static void test_stats_tournament_and_ranks(void **state)
     coord_stats_worker_game(st, "n1", 0, REASON_TIME_FORFEIT);
     coord_stats_worker_game(st, "n1", 0, REASON_ENGINE_CRASH);
     coord_stats_worker_game(st, "n2", 0, REASON_ILLEGAL_MOVE);
+    coord_stats_worker_game(st, "n1", 3, REASON_CHECKMATE);
+    coord_stats_worker_game(st, "a", 9, REASON_CHECKMATE);
     assert_int_equal(st->time_losses[1], 1);
     assert_int_equal(st->crashes[2], 1);
-    assert_int_equal(st->nworkers, 2);
+    assert_int_equal(st->nworkers, 4);
+    /* by host, then rank */
+    assert_string_equal(st->workers[0].host, "a");
+    assert_int_equal(st->workers[1].rank, 0);
+    assert_int_equal(st->workers[1].games, 2);
+    assert_int_equal(st->workers[2].rank, 3);
+    assert_string_equal(st->workers[3].host, "n2");
     assert_int_equal(stats_pairs(&st->match), 0); /* engines 0 and 1 did not meet */
     CoordStatsContext cx = {.pairs_done = 1, .pairs_target = 3, .workers = 2, .now = 1};
     StrBuf b;
@@ -393,9 +401,10 @@ static void test_stats_tournament_and_ranks(void **state)
     const char *j = strbuf_text(&b);
     assert_non_null(strstr(j, "\"engines\":[\"engine 0\",\"x\",\"engine 2\"]"));
     assert_non_null(strstr(j, "\"crashes\":[0,0,1]"));
+    assert_non_null(strstr(j, "\"ranks\":[{\"rank\":9,\"host\":\"a\",\"games\":1,"));
     assert_non_null(strstr(j,
-                           "\"ranks\":[{\"rank\":0,\"host\":\"n1\",\"games\":2,\"crashes\":1,"
-                           "\"time_losses\":1,\"illegal_moves\":0},{\"rank\":0,\"host\":\"n2\""));
+                           "{\"rank\":0,\"host\":\"n1\",\"games\":2,\"crashes\":1,"
+                           "\"time_losses\":1,\"illegal_moves\":0},{\"rank\":3,\"host\":\"n1\""));
     assert_non_null(strstr(j, "\"leader\":{\"engine\":1,\"name\":\"x\""));
     assert_null(strstr(j, "\"nelo_error\"")); /* no top-level match of engines 0-1 */
     assert_non_null(strstr(j, "\"ranking\":["));

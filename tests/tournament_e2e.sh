@@ -17,40 +17,6 @@ e2e_begin "tournaments end to end" 17 "$coord" "$worker" "$uci"
 nodes=300
 [ -n "$san" ] && nodes=150
 
-# Runs a tournament: log-name, coordinator args... JSON lines go to $tmp/NAME.out, the
-# log to NAME.err, the workers' output to NAME.workers; sets rc_c and rc_w. With
-# no_workers set, only the coordinator runs (a restart of a finished run).
-run() {
-    local name=$1 ep= i cpid json=--json
-    shift
-    [ -n "${text:-}" ] && json=
-    timeout -k 5 200 "$coord" --bind 'tcp://127.0.0.1:*' $json --progress-interval 0.5 --drain-timeout 10 \
-        --out "$tmp/$name.h5" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
-    cpid=$!
-    pids+=("$cpid")
-    for i in $(seq 100); do
-        ep=$(sed -n -e 's/.*"event":"listening","endpoint":"\([^"]*\)".*/\1/p' \
-            -e 's/^listening \([^ ]*\) .*/\1/p' "$tmp/$name.out")
-        [ -n "$ep" ] && break
-        kill -0 "$cpid" 2>/dev/null || break
-        sleep 0.1
-    done
-    rc_w=1
-    if [ -n "${no_workers:-}" ]; then
-        rc_w=0
-    elif [ -n "$ep" ]; then
-        timeout -k 5 180 mpirun --oversubscribe --bind-to none "${mpi_env[@]}" -np 2 "$worker" \
-            --connect "$ep" --quiet >"$tmp/$name.workers" 2>&1
-        rc_w=$?
-    fi
-    wait "$cpid"
-    rc_c=$?
-}
-
-summary() { grep '"event":"summary"' "$tmp/$1.out" | tail -1; }
-field() { # name key: the first JSON array, object-free value or scalar of the summary
-    summary "$1" | grep -o "\"$2\":\(\[[^]]*\]\|\"[^\"]*\"\|[^,}]*\)" | head -1
-}
 # The summary's tournament part: ranking, crosstable and pairings.
 tables() { summary "$1" | sed 's/.*\("ranking":\)/\1/'; }
 
@@ -74,7 +40,7 @@ engines=(-engine name=base builtin weights="$tmp/base.weights"
     -engine name=uci cmd="$uci" proto=uci)
 
 # The round robin.
-run rr "${engines[@]}" -each nodes=$nodes -rounds 2 -maxmoves 120 -pgnout "$tmp/rr.pgn" \
+e2e_run rr "${engines[@]}" -each nodes=$nodes -rounds 2 -maxmoves 120 -pgnout "$tmp/rr.pgn" \
     -openings file="$tmp/book.pgn" format=pgn order=random seed=7 plies=4 -ratinginterval 4
 check "round robin of 3 engines: 12 games, coordinator and workers exit 0" \
     $((rc_c != 0 || rc_w != 0 || $(field rr games | grep -c ':12$') != 1)) "$tmp/rr.err"
@@ -105,7 +71,7 @@ check "per-rank counts in the JSON: ranks 0 and 1 with their host, 12 games in a
 check "the live progress line names the leader; the log has rating lines" \
     $(($(grep -c '| leader ' "$tmp/rr.err") == 0 || $(grep -c 'after 8 games: 1\. ' "$tmp/rr.err") != 1)) "$tmp/rr.err"
 before=$(tables rr)
-no_workers=1 run rr
+no_workers=1 e2e_run rr
 after=$(tables rr)
 check "restarted on the run file: the same ranking, crosstable and pairings" \
     $((rc_c != 0 || ${#before} < 100 || $([ "$before" = "$after" ] && echo 0 || echo 1))) \
@@ -116,29 +82,29 @@ check "restarted on the run file: the same ranking, crosstable and pairings" \
 # must be those of the run in one go.
 args=("${engines[@]}" -each nodes=$nodes -maxmoves 120 -openings file="$tmp/book.pgn" format=pgn
     order=random seed=7 plies=4)
-run split "${args[@]}" -rounds 1
+e2e_run split "${args[@]}" -rounds 1
 first=$rc_c$rc_w$(field split games)
-run split "${args[@]}" -rounds 2
+e2e_run split "${args[@]}" -rounds 2
 check "played in two sessions (6 games, then a restart to 12): the same statistics" \
     $(($([ "$first" = '00"games":6' ] && echo 0 || echo 1) || rc_c != 0 || rc_w != 0 ||
         $([ "$(tables split)" = "$before" ] && echo 0 || echo 1))) \
     "first session: $first | one go: $before | two sessions: $(tables split)"
 
 # The text report of the same run.
-text=1 no_workers=1 run rr
+text=1 no_workers=1 e2e_run rr
 check "the text report has the ranking and the crosstable" \
     $((rc_c != 0 || $(grep -c '^ *crosstable ' "$tmp/rr.out") != 1 ||
         $(grep -cE '^ +[123]  (base|cannon|uci) ' "$tmp/rr.out") != 6 ||
         $(grep -c 'base vs cannon: Elo' "$tmp/rr.out") != 1)) "$tmp/rr.out"
 
 # A gauntlet: engine 0 against each of the others.
-run gauntlet "${engines[@]}" -tournament gauntlet -each nodes=$nodes -rounds 1 -maxmoves 120
+e2e_run gauntlet "${engines[@]}" -tournament gauntlet -each nodes=$nodes -rounds 1 -maxmoves 120
 check "gauntlet: base plays cannon and uci, they do not meet" \
     $((rc_c != 0 || rc_w != 0 ||
         $(summary gauntlet | grep -cF '"games":[[0,2,2],[2,0,0],[2,0,0]]') != 1)) "$tmp/gauntlet.out"
 
 # Per-engine node limits.
-run odds -engine name=small builtin nodes=200 -engine name=big builtin nodes=1500 -games 4 \
+e2e_run odds -engine name=small builtin nodes=200 -engine name=big builtin nodes=1500 -games 4 \
     -maxmoves 80
 config=$(h5dump -a /run_config "$tmp/odds.h5" 2>&1)
 check "per-engine limits run and are stored in run_config (nodes_red 200, nodes_black 1500)" \
@@ -171,13 +137,13 @@ fi
 
 # Runs that must not start.
 printf '1. h2e2 h9g7 *\n\n1. h2e2 R9.9 *\n' >"$tmp/bad.pgn"
-run badbook "${engines[@]}" -each nodes=$nodes -openings file="$tmp/bad.pgn"
+e2e_run badbook "${engines[@]}" -each nodes=$nodes -openings file="$tmp/bad.pgn"
 check "a bad book stops the run with one line naming the file and game" \
     $((rc_c == 0 || $(grep -c "bad.pgn: game 2 (line 3): ply 2: 'R9.9'" "$tmp/badbook.err") != 1)) \
     "$tmp/badbook.err"
 check "... and leaves no run file" $(($([ -e "$tmp/badbook.h5" ] && echo 1 || echo 0))) \
     "$tmp/badbook.h5 exists"
-run sprt3 "${engines[@]}" -each nodes=$nodes -sprt elo0=0 elo1=5
+e2e_run sprt3 "${engines[@]}" -each nodes=$nodes -sprt elo0=0 elo1=5
 check "an SPRT between three engines is refused" \
     $((rc_c == 0 || $(grep -c 'exactly two engines' "$tmp/sprt3.err") != 1 ||
         $([ -e "$tmp/sprt3.h5" ] && echo 1 || echo 0))) "$tmp/sprt3.err"

@@ -63,3 +63,41 @@ skip() {
     n=$((n + 1))
     echo "ok $n - $1 # SKIP $2"
 }
+
+# e2e_run NAME COORDINATOR-ARGS...: a coordinator on a free port ($coord, --out
+# $tmp/NAME.h5) and two worker ranks ($worker). JSON lines go to $tmp/NAME.out (the text
+# report with text=1), the log to NAME.err, the workers' output to NAME.workers; sets
+# rc_c and rc_w. With no_workers=1 only the coordinator runs (a restart of a finished
+# run); with stop_after_workers=1 it is stopped once the workers are gone.
+e2e_run() {
+    local name=$1 ep='' cpid json=--json
+    shift
+    [ -n "${text:-}" ] && json=
+    timeout -k 5 200 "$coord" --bind 'tcp://127.0.0.1:*' $json --progress-interval 0.5 \
+        --drain-timeout 10 --out "$tmp/$name.h5" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+    cpid=$!
+    pids+=("$cpid")
+    for _ in $(seq 100); do
+        ep=$(sed -n -e 's/.*"event":"listening","endpoint":"\([^"]*\)".*/\1/p' \
+            -e 's/^listening \([^ ]*\) .*/\1/p' "$tmp/$name.out" 2>/dev/null)
+        [ -n "$ep" ] && break
+        kill -0 "$cpid" 2>/dev/null || break
+        sleep 0.1
+    done
+    rc_w=1
+    if [ -n "${no_workers:-}" ]; then
+        rc_w=0
+    elif [ -n "$ep" ]; then
+        timeout -k 5 180 mpirun --oversubscribe --bind-to none "${mpi_env[@]}" -np 2 "$worker" \
+            --connect "$ep" --quiet >"$tmp/$name.workers" 2>&1
+        rc_w=$?
+    fi
+    # a run whose workers all failed never completes: stop its coordinator
+    [ -n "${stop_after_workers:-}" ] && kill -TERM "$cpid" 2>/dev/null
+    wait "$cpid"
+    rc_c=$?
+}
+
+# summary NAME: the final JSON line; field NAME KEY: its first array or scalar KEY.
+summary() { grep '"event":"summary"' "$tmp/$1.out" | tail -1; }
+field() { summary "$1" | grep -o "\"$2\":\(\[[^]]*\]\|\"[^\"]*\"\|[^,}]*\)" | head -1; }

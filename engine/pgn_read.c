@@ -20,6 +20,10 @@ struct PgnReader {
     bool line_start; /* the next character starts a line */
     int games;
     Position pos;
+    /* the movetext tokens of the game being read, and their lines */
+    int ntokens;
+    char tokens[RECORD_MAX_PLIES + 1][TOKEN_MAX];
+    long token_line[RECORD_MAX_PLIES + 1];
 };
 
 static void set_error(PgnError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -216,9 +220,14 @@ static PieceType san_piece(char c)
     }
 }
 
-/* A rank 1-10 at p (one or two digits); its 0-9 index, or -1. *len gets the digits. */
-static int san_rank(const char *p, int *len)
+/* A rank at p, numbered from first (1: ranks 1-10, one or two digits; 0: ranks 0-9);
+ * its 0-9 index, or -1. *len gets the digits. */
+static int san_rank(const char *p, int first, int *len)
 {
+    if (first == 0) {
+        *len = p[0] >= '0' && p[0] <= '9';
+        return *len ? p[0] - '0' : -1;
+    }
     if (p[0] == '1' && p[1] == '0') {
         *len = 2;
         return 9;
@@ -231,8 +240,8 @@ static int san_rank(const char *p, int *len)
     return -1;
 }
 
-/* Algebraic text with ranks 1-10. */
-static Move san_to_move(const Position *pos, const char *text, char *why, size_t size)
+/* Algebraic text with ranks numbered from first (1 or 0). */
+static Move san_to_move(const Position *pos, const char *text, int first, char *why, size_t size)
 {
     char t[TOKEN_MAX];
     size_t n = 0;
@@ -253,7 +262,7 @@ static Move san_to_move(const Position *pos, const char *text, char *why, size_t
     for (size_t back = 2; back <= 3 && back <= len; back++) {
         const char *d = p + len - back;
         int rl;
-        int rank = san_rank(d + 1, &rl);
+        int rank = san_rank(d + 1, first, &rl);
         if (*d >= 'a' && *d <= 'i' && rank >= 0 && (size_t)rl + 1 == back) {
             to_file = *d - 'a';
             to_rank = rank;
@@ -261,7 +270,7 @@ static Move san_to_move(const Position *pos, const char *text, char *why, size_t
         }
     }
     if (!dest) {
-        snprintf(why, size, "no destination point (algebraic, ranks 1-10)");
+        snprintf(why, size, "no destination point (algebraic, ranks %s)", first ? "1-10" : "0-9");
         return MOVE_NONE;
     }
     /* disambiguation: a file, a rank, or both */
@@ -270,7 +279,7 @@ static Move san_to_move(const Position *pos, const char *text, char *why, size_t
     if (q < dest && *q >= 'a' && *q <= 'i')
         from_file = *q++ - 'a';
     if (q < dest) {
-        from_rank = san_rank(q, &dlen);
+        from_rank = san_rank(q, first, &dlen);
         q += dlen;
     }
     if (q != dest || (from_rank < 0 && dlen)) {
@@ -298,7 +307,8 @@ static Move san_to_move(const Position *pos, const char *text, char *why, size_t
     return MOVE_NONE;
 }
 
-Move pgn_parse_move(const Position *pos, const char *token, PgnError *err)
+/* pgn_parse_move with algebraic ranks numbered from first. */
+static Move parse_move(const Position *pos, const char *token, int first, PgnError *err)
 {
     char t[TOKEN_MAX];
     snprintf(t, sizeof t, "%s", token);
@@ -320,7 +330,7 @@ Move pgn_parse_move(const Position *pos, const char *token, PgnError *err)
     if (m != MOVE_NONE)
         return m;
     char why[96];
-    m = san_to_move(pos, t, why, sizeof why);
+    m = san_to_move(pos, t, first, why, sizeof why);
     if (m != MOVE_NONE)
         return m;
     /* the reason of the notation the text looks like */
@@ -333,17 +343,22 @@ Move pgn_parse_move(const Position *pos, const char *token, PgnError *err)
     return MOVE_NONE;
 }
 
+Move pgn_parse_move(const Position *pos, const char *token, PgnError *err)
+{
+    return parse_move(pos, token, 1, err);
+}
+
 /* ---- games ---- */
 
 /* Plays token as the next mainline move of g; false with the reason in why. */
-static bool play_token(PgnReader *r, PgnGame *g, const char *tok, char *why, size_t size)
+static bool play_token(PgnReader *r, PgnGame *g, const char *tok, int first, char *why, size_t size)
 {
     if (g->nmoves >= RECORD_MAX_PLIES) {
         snprintf(why, size, "more than %d plies", RECORD_MAX_PLIES);
         return false;
     }
     PgnError perr;
-    Move m = pgn_parse_move(&r->pos, tok, &perr);
+    Move m = parse_move(&r->pos, tok, first, &perr);
     if (m == MOVE_NONE) {
         /* "12.C2.5": a move number glued to the move */
         const char *p = tok;
@@ -353,7 +368,7 @@ static bool play_token(PgnReader *r, PgnGame *g, const char *tok, char *why, siz
             while (*p == '.')
                 p++;
             if (*p)
-                m = pgn_parse_move(&r->pos, p, NULL);
+                m = parse_move(&r->pos, p, first, NULL);
         }
     }
     if (m == MOVE_NONE) {
@@ -367,22 +382,35 @@ static bool play_token(PgnReader *r, PgnGame *g, const char *tok, char *why, siz
     return true;
 }
 
-/* Sets the position from the FEN tag before the first move. */
-static bool start_position(PgnReader *r, const PgnGame *g, char *why, size_t size)
+/*
+ * Replays the game's move tokens from its start position, algebraic ranks numbered
+ * from first; false with the reason in why and the token's line in *line.
+ */
+static bool replay(PgnReader *r, PgnGame *g, int first, char *why, size_t size, long *line)
 {
     PosError perr;
-    if (pos_set_fen(&r->pos, g->fen[0] ? g->fen : START_FEN, &perr))
-        return true;
-    snprintf(why, size, "FEN tag: %s", perr.msg);
-    return false;
+    g->nmoves = 0;
+    if (!pos_set_fen(&r->pos, g->fen[0] ? g->fen : START_FEN, &perr)) {
+        snprintf(why, size, "FEN tag: %s", perr.msg);
+        *line = g->line;
+        return false;
+    }
+    for (int i = 0; i < r->ntokens; i++)
+        if (!play_token(r, g, r->tokens[i], first, why, size)) {
+            *line = r->token_line[i];
+            return false;
+        }
+    return true;
 }
 
 int pgn_reader_next(PgnReader *r, PgnGame *g, int max_plies, PgnError *err)
 {
     memset(g, 0, sizeof *g);
-    bool in_game = false, movetext = false, started = false, bad = false;
+    r->ntokens = 0;
+    bool in_game = false, movetext = false, bad = false;
     char why[sizeof err->msg];
     long bad_line = 0;
+    int keep = max_plies > 0 && max_plies <= RECORD_MAX_PLIES ? max_plies : RECORD_MAX_PLIES + 1;
     for (;;) {
         bool line_start = r->line_start;
         long line = r->line;
@@ -396,6 +424,7 @@ int pgn_reader_next(PgnReader *r, PgnGame *g, int max_plies, PgnError *err)
             g->number = ++r->games;
             g->line = line;
         }
+        const char *lexical = NULL;
         if (c == '%' && line_start) {
             skip_line(r);
         } else if (c == '[') {
@@ -403,25 +432,16 @@ int pgn_reader_next(PgnReader *r, PgnGame *g, int max_plies, PgnError *err)
                 unrd(r, c); /* the next game's tags: this one had no result */
                 break;
             }
-            if (!read_tag(r, g->fen, sizeof g->fen) && !bad) {
-                bad = true;
-                bad_line = line;
-                snprintf(why, sizeof why, "malformed tag");
-            }
+            if (!read_tag(r, g->fen, sizeof g->fen))
+                lexical = "malformed tag";
         } else if (c == '{') {
-            if (!skip_comment(r) && !bad) {
-                bad = true;
-                bad_line = line;
-                snprintf(why, sizeof why, "unterminated comment");
-            }
+            if (!skip_comment(r))
+                lexical = "unterminated comment";
         } else if (c == ';') {
             skip_line(r);
         } else if (c == '(') {
-            if (!skip_variation(r) && !bad) {
-                bad = true;
-                bad_line = line;
-                snprintf(why, sizeof why, "unterminated variation");
-            }
+            if (!skip_variation(r))
+                lexical = "unterminated variation";
         } else if (c == ')' || c == ']') {
             continue;
         } else if (c == '$') {
@@ -441,20 +461,15 @@ int pgn_reader_next(PgnReader *r, PgnGame *g, int max_plies, PgnError *err)
             movetext = true;
             if (is_result(tok))
                 break;
-            if (bad || is_move_number(tok) || (max_plies > 0 && g->nmoves >= max_plies))
-                continue;
-            if (!started) {
-                started = true;
-                if (!start_position(r, g, why, sizeof why)) {
-                    bad = true;
-                    bad_line = line;
-                    continue;
-                }
+            if (!is_move_number(tok) && r->ntokens < keep) {
+                memcpy(r->tokens[r->ntokens], tok, n + 1);
+                r->token_line[r->ntokens++] = line;
             }
-            if (!play_token(r, g, tok, why, sizeof why)) {
-                bad = true;
-                bad_line = line;
-            }
+        }
+        if (lexical && !bad) {
+            bad = true;
+            bad_line = line;
+            snprintf(why, sizeof why, "%s", lexical);
         }
     }
     if (ferror(r->f)) {
@@ -463,10 +478,13 @@ int pgn_reader_next(PgnReader *r, PgnGame *g, int max_plies, PgnError *err)
     }
     if (!in_game)
         return 0;
-    if (!bad && !started && !start_position(r, g, why, sizeof why)) {
+    /* algebraic moves are read with ranks 1-10 (cutechess, Fairy-Stockfish), else 0-9
+     * (XBoard): whichever reads the whole game */
+    char why0[sizeof why];
+    long line0;
+    if (!bad && !replay(r, g, 1, why, sizeof why, &bad_line) &&
+        !replay(r, g, 0, why0, sizeof why0, &line0))
         bad = true;
-        bad_line = g->line;
-    }
     if (bad) {
         set_error(err, "%s: game %d (line %ld): %s", r->path, g->number, bad_line, why);
         return -1;

@@ -4,9 +4,10 @@
  * Movetext may be written in any of the notations xiangqi programs use, token by token:
  *   - coordinates as engines speak them, ranks 0-9 ("h2e2", also "h2-e2");
  *   - WXF ("C2.5", "H8+7", as chuhe's own PGN export writes);
- *   - algebraic (SAN) with ranks 1-10 as XBoard, cutechess and Fairy-Stockfish write it
- *     ("Che3", "Nc3", "Rxa10", "e5"), pieces K A B/E N/H R C P, a pawn's letter optional,
- *     disambiguation by file and/or rank, 'x', '+' and '#' allowed.
+ *   - algebraic (SAN) with ranks 1-10 as cutechess and Fairy-Stockfish write it ("Che3",
+ *     "Nc3", "Rxa10", "e5"), or with ranks 0-9 as XBoard does ("Che2"): pieces K A B/E
+ *     N/H R C P, a pawn's letter optional, disambiguation by file and/or rank, 'x', '+'
+ *     and '#' allowed. A game is read with ranks 1-10, and with ranks 0-9 if that fails.
  * A four-character token of the coordinate form is read as coordinates. Move numbers
  * ("12." "12..."), comments ({...} and ; to the end of the line), variations (skipped,
  * nested), NAGs ($n, !, ?), escape lines (%) and the result token are understood.
@@ -47,8 +48,8 @@ void pgn_reader_close(PgnReader **r);
  */
 int pgn_reader_next(PgnReader *r, PgnGame *g, int max_plies, PgnError *err);
 
-/* One movetext token in any of the notations above: the legal move it names in pos, or
- * MOVE_NONE with the reason in err (may be NULL). */
+/* One movetext token in any of the notations above (algebraic with ranks 1-10): the
+ * legal move it names in pos, or MOVE_NONE with the reason in err (may be NULL). */
 Move pgn_parse_move(const Position *pos, const char *token, PgnError *err);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * Opening books: PGN games read in every notation xiangqi programs write (WXF,
- * algebraic with ranks 1-10, coordinates), with FEN tags, comments, variations and
+ * algebraic with ranks 1-10 or 0-9, coordinates), with FEN tags, comments, variations and
  * move numbers; plies=N; lines longer than an opening holds; chuhe's own PGN export
  * read back; bad games named by file and game number; strict EPD files; and the
  * schedule's sequential and seeded random order with a start offset.
@@ -81,12 +81,14 @@ static const char *const BOOK =
     "\n"                                                                        /* 6 */
     "[Event \"algebraic, Black to move\"]\n"                                    /* 7 */
     "[FEN \"rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 0 1\"]\n"
-    "[SetUp \"1\"]\n"                                       /* 9 */
-    "1... Cbe8 2. Nc3 Nc8 3. e5! 1/2-1/2\n"                 /* 10 */
-    "% an escaped line\n"                                   /* 11 */
-    "[Event \"coordinates\"]\n"                             /* 12 */
-    "1. h2e2 h9g7 2. h0-g2 ; to the end of the line 3. x\n" /* 13 */
-    "i9h9 3.b0c2 1-0\n";                                    /* 14 */
+    "[SetUp \"1\"]\n"                                          /* 9 */
+    "1... Cbe8 2. Nc3 Nc8 3. e5! 1/2-1/2\n"                    /* 10 */
+    "% an escaped line\n"                                      /* 11 */
+    "[Event \"coordinates\"]\n"                                /* 12 */
+    "1. h2e2 h9g7 2. h0-g2 ; to the end of the line 3. x\n"    /* 13 */
+    "i9h9 3.b0c2 1-0\n"                                        /* 14 */
+    "[Event \"algebraic with ranks 0-9, as XBoard writes\"]\n" /* 15 */
+    "1. Che2 Nc7 2. Nc2 Ra8 *\n";                              /* 16 */
 
 static void test_pgn_notations(void **state)
 {
@@ -98,17 +100,18 @@ static void test_pgn_notations(void **state)
     OpeningError err;
     g_nerrors = 0;
     assert_int_equal(opening_list_load_pgn(&list, path, 0, collect, NULL, &err), 0);
-    assert_int_equal(list.count, 3);
+    assert_int_equal(list.count, 4);
     expect_moves(&list.items[0], START_FEN, "h2e2 h9g7 h0g2 i9h9");
     expect_moves(&list.items[1],
                  "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 0 1",
                  "b7e7 b0c2 b9c7 e3e4");
     expect_moves(&list.items[2], START_FEN, "h2e2 h9g7 h0g2 i9h9 b0c2");
+    expect_moves(&list.items[3], START_FEN, "h2e2 b9c7 b0c2 a9a8");
 
     /* plies=N keeps the first N plies of each game (as cutechess-cli) */
     opening_list_free(&list);
     assert_int_equal(opening_list_load_pgn(&list, path, 2, collect, NULL, &err), 0);
-    assert_int_equal(list.count, 3);
+    assert_int_equal(list.count, 4);
     expect_moves(&list.items[0], START_FEN, "h2e2 h9g7");
     expect_moves(&list.items[2], START_FEN, "h2e2 h9g7");
     opening_list_free(&list);
@@ -170,7 +173,7 @@ static void test_pgn_bad_games(void **state)
     assert_int_equal(opening_list_load_pgn(&list, path, 0, collect, NULL, &err), 4);
     assert_int_equal(list.count, 1);
     char want[4][128];
-    snprintf(want[0], sizeof want[0], "%s: game 2 (line 4): FEN tag", path);
+    snprintf(want[0], sizeof want[0], "%s: game 2 (line 3): FEN tag", path);
     snprintf(want[1], sizeof want[1], "%s: game 3 (line 7): ply 3: 'C2.9'", path);
     snprintf(want[2], sizeof want[2], "%s: game 4 (line 8): ", path);
     snprintf(want[3], sizeof want[3], "%s: game 5 (line 10): unterminated comment", path);

@@ -319,7 +319,7 @@ static Move parse_move(const Position *pos, const char *token, int first, PgnErr
     if (n == 5 && t[2] == '-')
         snprintf(coord, sizeof coord, "%.2s%.2s", t, t + 3);
     else if (n == 4)
-        snprintf(coord, sizeof coord, "%s", t);
+        memcpy(coord, t, sizeof coord); /* four characters and the NUL */
     if (coordinate_form(coord)) {
         Move m = move_parse_legal(pos, coord);
         if (m != MOVE_NONE)

@@ -32,6 +32,7 @@ typedef struct {
     char name[PROTO_HOST_MAX + 96]; /* for log lines */
     bool hello;
     uint32_t rank;
+    char host[PROTO_HOST_MAX + 1]; /* from its HELLO */
     double last_seen;
     bool alive;
     bool told_done;
@@ -195,16 +196,19 @@ static void send_error(Server *s, int i, const char *text)
     send_to(s, i, &m);
 }
 
+/* Engine i as the WORK message's player, with its own limits. */
 static void fill_player(const CoordConfig *cfg, uint16_t id, int i, ProtoPlayer *p)
 {
+    CoordLimits lim;
+    coord_engine_limits(cfg, i, &lim);
     p->player_id = id;
     p->kind = cfg->cmd[i][0] ? PROTO_ENGINE_EXTERNAL : PROTO_ENGINE_BUILTIN;
     p->hash_mb = (uint32_t)cfg->hash_mb;
-    p->nodes = cfg->nodes;
-    p->depth = (uint16_t)cfg->depth;
-    p->movetime_ms = (uint32_t)cfg->movetime;
-    if (!coord_parse_tc(cfg->tc, &p->tc_base_ms, &p->tc_inc_ms))
-        p->tc_base_ms = p->tc_inc_ms = 0; /* checked when the run started */
+    p->nodes = lim.nodes;
+    p->depth = (uint16_t)lim.depth;
+    p->movetime_ms = (uint32_t)lim.movetime;
+    p->tc_base_ms = lim.tc_base_ms;
+    p->tc_inc_ms = lim.tc_inc_ms;
     p->margin_ms = (uint32_t)cfg->timemargin;
     if (p->kind == PROTO_ENGINE_EXTERNAL) {
         ProtoExtProtocol proto = PROTO_EXT_UCI;
@@ -230,8 +234,10 @@ static void send_work(Server *s, int i, uint64_t pair, const Opening *op)
     snprintf(w->opening_fen, sizeof w->opening_fen, "%s", op->fen);
     w->nmoves = (uint16_t)op->nmoves;
     memcpy(w->moves, op->moves, (size_t)op->nmoves * sizeof op->moves[0]);
+    int engine[2];
+    sched_pair_engines(s->run->sched, pair, &engine[0], &engine[1]);
     for (int p = 0; p < 2; p++)
-        fill_player(cfg, s->run->players[p], p, &w->players[p]);
+        fill_player(cfg, s->run->players[engine[p]], engine[p], &w->players[p]);
     w->settings.max_plies = (uint16_t)cfg->max_plies;
     w->settings.resign_moves = (uint16_t)cfg->resign_moves;
     w->settings.resign_score = (uint16_t)cfg->resign_score;
@@ -340,10 +346,12 @@ static void on_game(Server *s, int i)
         if (w->pair < 0)
             w->pair = (int64_t)g->pair_id;
     }
-    int red = g->game_in_pair; /* player index with Red: 0 in game 0, 1 in game 1 */
+    int engine[2]; /* the pair's engines; engine[0] has Red in game 0, Black in game 1 */
+    sched_pair_engines(run->sched, g->pair_id, &engine[0], &engine[1]);
+    int red = engine[g->game_in_pair], black = engine[1 - g->game_in_pair];
     RunError rerr;
     if (!runfile_append_game(run->rf, &g->rec, g->pair_id, g->game_in_pair, run->players[red],
-                             run->players[1 - red], g->worker_rank, &id, &rerr)) {
+                             run->players[black], g->worker_rank, &id, &rerr)) {
         coord_log("rejected game %u of pair %llu from %s (rank %u): run file: %s", g->game_in_pair,
                   (unsigned long long)g->pair_id, w->name, g->worker_rank, rerr.msg);
         run->stats->rejected++;
@@ -356,18 +364,8 @@ static void on_game(Server *s, int i)
     s->pending++;
     w->stored++;
     sched_game_stored(run->sched, g->pair_id, g->game_in_pair);
-    coord_stats_add(run->stats, g->rec.outcome, g->rec.reason, g->rec.nplies, red,
-                    record_nodes(&g->rec), true);
-    uint64_t other;
-    const RunGame *partner = NULL;
-    if (runfile_find_game(run->rf, g->pair_id, 1u - g->game_in_pair, &other))
-        partner = runfile_game(run->rf, other);
-    if (partner) {
-        Outcome po = partner->outcome > 0   ? OUTCOME_RED_WIN
-                     : partner->outcome < 0 ? OUTCOME_BLACK_WIN
-                                            : OUTCOME_DRAW;
-        coord_stats_add_pair(run->stats, g->game_in_pair ? po : g->rec.outcome,
-                             g->game_in_pair ? g->rec.outcome : po);
+    coord_stats_worker_game(run->stats, w->hello ? w->host : "?", g->worker_rank, g->rec.reason);
+    if (coord_stats_add_stored(run->stats, run->rf, id, record_nodes(&g->rec), true)) {
         double llr;
         SprtState ss = coord_stats_sprt(run->stats, &llr);
         if (ss != SPRT_CONTINUE && !run->sched->stopped) {
@@ -379,9 +377,8 @@ static void on_game(Server *s, int i)
         }
     }
     if (s->cfg->rating_interval > 0 && run->stats->games % (uint64_t)s->cfg->rating_interval == 0) {
-        char text[512];
-        stats_format(text, sizeof text, &run->stats->match, STATS_PENTANOMIAL,
-                     run->stats->has_sprt ? &run->stats->sprt : NULL, STATS_REPORT_LINE);
+        char text[1024];
+        coord_stats_rating_text(run->stats, text, sizeof text);
         coord_log("after %llu games: %s", (unsigned long long)run->stats->games, text);
     }
     send_ack(s, i, g, PROTO_ACK_STORED, id);
@@ -393,6 +390,7 @@ static void on_hello(Server *s, int i)
     const ProtoHello *h = &s->msg->hello;
     w->hello = true;
     w->rank = h->rank;
+    snprintf(w->host, sizeof w->host, "%s", h->hostname);
     snprintf(w->name, sizeof w->name, "rank %u/%u on %s (pid %u)", h->rank, h->world_size,
              h->hostname, h->pid);
     coord_log("worker joined: %s, version %s", w->name, h->version);
@@ -567,9 +565,12 @@ static void progress(Server *s)
     coord_run_stats_context(s->run, live_workers(s), &cx);
     char line[2048];
     if (s->cfg->json) {
-        coord_stats_json(s->run->stats, &cx, "progress", NULL, false, line, sizeof line);
-        printf("%s\n", line);
+        StrBuf json;
+        strbuf_init(&json);
+        coord_stats_json(s->run->stats, &cx, "progress", NULL, false, &json);
+        printf("%s\n", strbuf_text(&json));
         fflush(stdout);
+        strbuf_free(&json);
     }
     coord_stats_progress_text(s->run->stats, &cx, line, sizeof line);
     coord_log_progress(line);

@@ -24,7 +24,7 @@ typedef struct {
     RunFile *rf;
     Schedule *sched;
     CoordStats *stats;
-    uint16_t players[2]; /* run file player ids: players[0] is Red in game 0 of a pair */
+    uint16_t players[COORD_MAX_ENGINES]; /* run file player id of each engine */
 } CoordRun;
 
 typedef enum {

@@ -11,98 +11,14 @@ coord=$bindir/chuhe-coordinator
 worker=$bindir/chuhe-worker
 engines=$(cd "$(dirname "$0")" && pwd)/engines
 fsf=${CHUHE_FSF:-/usr/games/fairy-stockfish}
-plan=14
-
-for b in "$coord" "$worker"; do
-    if [ ! -x "$b" ]; then
-        echo "1..1"
-        echo "not ok 1 - $b is missing"
-        exit 1
-    fi
-done
-if ! command -v mpirun >/dev/null 2>&1; then
-    echo "1..1"
-    echo "ok 1 - matches end to end # SKIP mpirun missing"
-    exit 0
-fi
-
-echo "1..$plan"
-n=0
-check() { # name, status (0 = pass), detail file or text
-    n=$((n + 1))
-    if [ "$2" -eq 0 ]; then
-        echo "ok $n - $1"
-    else
-        echo "not ok $n - $1"
-        if [ -f "${3:-}" ]; then sed 's/^/#   /' "$3" | tail -25; else printf '#   %s\n' "${3:-}"; fi
-    fi
-}
-skip() {
-    n=$((n + 1))
-    echo "ok $n - $1 # SKIP $2"
-}
-
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-    local p
-    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    if [ -n "${CHUHE_TEST_KEEP:-}" ]; then echo "# logs kept in $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-
-if [ "$(id -u)" -eq 0 ]; then
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-mpi_env=()
+. "$(dirname "$0")/support/e2e.sh"
+e2e_begin "matches end to end" 14 "$coord" "$worker"
 nodes=2000 small=300
-case $bindir in
-san | */san | */san/)
-    nodes=600 small=100
-    export LSAN_OPTIONS="suppressions=$PWD/tests/data/lsan-mpi.supp:fast_unwind_on_malloc=0:print_suppressions=0"
-    mpi_env=(-x LSAN_OPTIONS -x ASAN_OPTIONS -x UBSAN_OPTIONS)
-    ;;
-esac
-
-# Runs a whole match: log-name, coordinator args... The coordinator's JSON lines go to
-# $tmp/NAME.out, its log to NAME.err, the workers' output to NAME.workers. Sets rc_c, rc_w.
-match() {
-    local name=$1 ep= i cpid
-    shift
-    timeout -k 5 150 "$coord" --bind 'tcp://127.0.0.1:*' --json --progress-interval 0.5 --drain-timeout 10 \
-        --out "$tmp/$name.h5" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
-    cpid=$!
-    pids+=("$cpid")
-    for i in $(seq 100); do
-        ep=$(sed -n 's/.*"event":"listening","endpoint":"\([^"]*\)".*/\1/p' "$tmp/$name.out")
-        [ -n "$ep" ] && break
-        kill -0 "$cpid" 2>/dev/null || break
-        sleep 0.1
-    done
-    rc_w=1
-    if [ -n "${no_workers:-}" ]; then
-        rc_w=0
-    elif [ -n "$ep" ]; then
-        timeout -k 5 120 mpirun --oversubscribe --bind-to none "${mpi_env[@]}" -np 2 "$worker" \
-            --connect "$ep" --quiet >"$tmp/$name.workers" 2>&1
-        rc_w=$?
-    fi
-    # a run whose workers all failed never completes: stop its coordinator
-    [ -n "${stop_after_workers:-}" ] && kill -TERM "$cpid" 2>/dev/null
-    wait "$cpid"
-    rc_c=$?
-}
-
-summary() { # name: the final JSON line
-    grep '"event":"summary"' "$tmp/$1.out" | tail -1
-}
-field() { # name key: a JSON array or scalar of the summary
-    summary "$1" | grep -o "\"$2\":\(\[[^]]*\]\|\"[^\"]*\"\|[^,}]*\)" | head -1
-}
+[ -n "$san" ] && nodes=600 small=100
 
 # 1-5: chuhe against Fairy-Stockfish, cutechess-style options.
 if [ -x "$fsf" ]; then
-    match fsf -engine name=chuhe builtin \
+    e2e_run fsf -engine name=chuhe builtin \
         -engine name=fsf cmd="$fsf" proto=uci1 option.Hash=4 option.Threads=1 \
         -each nodes=$nodes -games 4 -maxmoves 150 -pgnout "$tmp/fsf.pgn" -ratinginterval 2
     check "chuhe against Fairy-Stockfish: 4 games, coordinator and workers exit 0" \
@@ -119,11 +35,13 @@ if [ -x "$fsf" ]; then
     check "pentanomial counts of 2 pairs, Elo and LOS in the summary ($penta)" \
         $((sum != 2 || $(summary fsf | grep -c '"elo":.*"los":') != 1)) "$tmp/fsf.out"
     elo=$(field fsf elo)
+    tables=$(summary fsf | sed -n 's/.*\("ranking":\)/\1/p')
     # a complete run: the coordinator rebuilds its statistics and ends without workers
-    no_workers=1 match fsf
-    check "restarted on the run file: the same statistics ($elo)" \
+    no_workers=1 e2e_run fsf
+    check "restarted on the run file: the same statistics ($elo), ranking and pairing" \
         $((rc_c != 0 || $(field fsf penta | grep -cF "$penta") != 1 ||
-            $(field fsf elo | grep -cF "$elo") != 1)) "$tmp/fsf.out"
+            $(field fsf elo | grep -cF "$elo") != 1 || ${#tables} < 50 ||
+            $(summary fsf | grep -cF "$tables") != 1)) "$tmp/fsf.out"
 else
     for t in "chuhe against Fairy-Stockfish" "verify" "-pgnout" "pentanomial counts" "restart"; do
         skip "$t" "$fsf is missing"
@@ -137,7 +55,7 @@ for e in crash illegal hang; do
     illegal) reason=illegal-move key=illegal_moves limit=(-each nodes=$small) ;;
     hang) reason=time-forfeit key=time_losses limit=(-each tc=0.3+0.05 timemargin=50) ;;
     esac
-    match $e -engine builtin -engine name=$e cmd="$engines/$e.sh" "${limit[@]}" -games 4
+    e2e_run $e -engine builtin -engine name=$e cmd="$engines/$e.sh" "${limit[@]}" -games 4
     check "an engine that ${e}s loses every game by $reason; the run completes" \
         $((rc_c != 0 || rc_w != 0 || $(summary $e | grep -c "\"endings\":{\"$reason\":4}") != 1)) \
         "$tmp/$e.out"
@@ -146,7 +64,7 @@ for e in crash illegal hang; do
 done
 
 # 12-13: the SPRT stops a run early; every stored game is valid.
-match sprt -engine builtin -engine name=illegal cmd="$engines/illegal.sh" -each nodes=$small \
+e2e_run sprt -engine builtin -engine name=illegal cmd="$engines/illegal.sh" -each nodes=$small \
     -games 400 -sprt elo0=0 elo1=100 alpha=0.1 beta=0.1 model=normalized
 games=$(field sprt games | grep -o '[0-9]*')
 check "-sprt stops the run with H1 accepted after $games of 400 games" \
@@ -156,7 +74,7 @@ check "-sprt stops the run with H1 accepted after $games of 400 games" \
 check "the SPRT run's games verify" $? "$tmp/sprt.verify"
 
 # 14: an engine that cannot start is a clear error, not a hang.
-stop_after_workers=1 match nostart -engine builtin -engine cmd=/nonexistent/engine -each nodes=$small -games 2 \
+stop_after_workers=1 e2e_run nostart -engine builtin -engine cmd=/nonexistent/engine -each nodes=$small -games 2 \
     --heartbeat-timeout 5 --drain-timeout 2
 check "an engine that does not start fails the worker with a message" \
     $((rc_w == 0 || $(grep -c 'did not start' "$tmp/nostart.workers") == 0)) "$tmp/nostart.workers"

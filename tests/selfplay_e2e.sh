@@ -108,8 +108,9 @@ workers() { # log-name, endpoint, extra worker args...
         "$worker" --connect "$endpoint" --quiet "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
 }
 
-# The last "games" count of a coordinator's JSON lines.
-games_of() { sed -n 's/.*"games":\([0-9]*\).*/\1/p' "$tmp/$1.out" | tail -1; }
+# The run's "games" count in the last of a coordinator's JSON lines (the first "games"
+# of the line: later ones count per rank and per engine).
+games_of() { tail -1 "$tmp/$1.out" | grep -o '"games":[0-9]*' | head -1 | cut -d: -f2; }
 
 # verify run.h5 into $tmp/verify.txt; then field NAME prints its count.
 verify() { "$coord" verify "$1" >"$tmp/verify.txt" 2>&1; }

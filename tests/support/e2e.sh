@@ -1,0 +1,103 @@
+# Shared by the end-to-end shell tests that run a coordinator and MPI workers (sourced,
+# not run): TAP output, a temporary directory cleaned up with the processes left in
+# pids, mpirun as root, and the sanitizer build's environment.
+#
+#   e2e_begin "what is tested" PLAN BINARY...   exits with one TAP line when a binary
+#                                               or mpirun is missing; sets tmp, pids,
+#                                               san (1 for bin/san), mpi_env
+#   check NAME STATUS [DETAIL-FILE-OR-TEXT]     one TAP line; the detail when it fails
+#   skip NAME REASON
+
+e2e_begin() {
+    local what=$1 plan=$2 b
+    shift 2
+    for b in "$@"; do
+        if [ ! -x "$b" ]; then
+            echo "1..1"
+            echo "not ok 1 - $b is missing"
+            exit 1
+        fi
+    done
+    if ! command -v mpirun >/dev/null 2>&1; then
+        echo "1..1"
+        echo "ok 1 - $what # SKIP mpirun missing"
+        exit 0
+    fi
+    echo "1..$plan"
+    n=0
+    tmp=$(mktemp -d)
+    pids=()
+    trap e2e_cleanup EXIT
+    if [ "$(id -u)" -eq 0 ]; then
+        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    fi
+    mpi_env=()
+    san=
+    case $bindir in
+    san | */san | */san/)
+        san=1
+        # OpenMPI's own allocations at MPI_Init are not chuhe's leaks.
+        export LSAN_OPTIONS="suppressions=$PWD/tests/data/lsan-mpi.supp:fast_unwind_on_malloc=0:print_suppressions=0"
+        mpi_env=(-x LSAN_OPTIONS -x ASAN_OPTIONS -x UBSAN_OPTIONS)
+        ;;
+    esac
+}
+
+e2e_cleanup() {
+    local p
+    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
+    if [ -n "${CHUHE_TEST_KEEP:-}" ]; then echo "# logs kept in $tmp"; else rm -rf "$tmp"; fi
+}
+
+check() {
+    n=$((n + 1))
+    if [ "$2" -eq 0 ]; then
+        echo "ok $n - $1"
+    else
+        echo "not ok $n - $1"
+        if [ -f "${3:-}" ]; then sed 's/^/#   /' "$3" | tail -25; else printf '#   %s\n' "${3:-}"; fi
+    fi
+}
+
+skip() {
+    n=$((n + 1))
+    echo "ok $n - $1 # SKIP $2"
+}
+
+# e2e_run NAME COORDINATOR-ARGS...: a coordinator on a free port ($coord, --out
+# $tmp/NAME.h5) and two worker ranks ($worker). JSON lines go to $tmp/NAME.out (the text
+# report with text=1), the log to NAME.err, the workers' output to NAME.workers; sets
+# rc_c and rc_w. With no_workers=1 only the coordinator runs (a restart of a finished
+# run); with stop_after_workers=1 it is stopped once the workers are gone.
+e2e_run() {
+    local name=$1 ep='' cpid json=--json
+    shift
+    [ -n "${text:-}" ] && json=
+    timeout -k 5 200 "$coord" --bind 'tcp://127.0.0.1:*' $json --progress-interval 0.5 \
+        --drain-timeout 10 --out "$tmp/$name.h5" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+    cpid=$!
+    pids+=("$cpid")
+    for _ in $(seq 100); do
+        ep=$(sed -n -e 's/.*"event":"listening","endpoint":"\([^"]*\)".*/\1/p' \
+            -e 's/^listening \([^ ]*\) .*/\1/p' "$tmp/$name.out" 2>/dev/null)
+        [ -n "$ep" ] && break
+        kill -0 "$cpid" 2>/dev/null || break
+        sleep 0.1
+    done
+    rc_w=1
+    if [ -n "${no_workers:-}" ]; then
+        rc_w=0
+    elif [ -n "$ep" ]; then
+        timeout -k 5 180 mpirun --oversubscribe --bind-to none "${mpi_env[@]}" -np 2 "$worker" \
+            --connect "$ep" --quiet >"$tmp/$name.workers" 2>&1
+        rc_w=$?
+    fi
+    # a run whose workers all failed never completes: stop its coordinator
+    [ -n "${stop_after_workers:-}" ] && kill -TERM "$cpid" 2>/dev/null
+    wait "$cpid"
+    rc_c=$?
+}
+
+# summary NAME: the final JSON line; field NAME KEY: its first array or scalar KEY.
+summary() { grep '"event":"summary"' "$tmp/$1.out" | tail -1; }
+field() { summary "$1" | grep -o "\"$2\":\(\[[^]]*\]\|\"[^\"]*\"\|[^,}]*\)" | head -1; }

@@ -69,7 +69,7 @@ static const Opt OPTS[] = {
     {"--cmd-black", OPT_TEXT, FIELD(cmd[1]), 0, 0, OPT_RUN, "CMD",
      "player 1 is an external engine run as CMD"},
     {"--proto-red", OPT_TEXT, FIELD(proto[0]), 0, 0, OPT_RUN, "P",
-     "player 0's protocol: uci (ranks 0-9), uci1 (ranks 1-10, Fairy-Stockfish), ucci"},
+     "player 0's protocol: uci (ranks 0-9), uci1 (ranks 1-10, Fairy-Stockfish), ucci, xboard"},
     {"--proto-black", OPT_TEXT, FIELD(proto[1]), 0, 0, OPT_RUN, "P", "player 1's protocol"},
     {"--options-red", OPT_TEXT, FIELD(options[0]), 0, 0, OPT_RUN, "N=V;...",
      "player 0's engine options"},
@@ -362,8 +362,11 @@ static bool check(const CoordConfig *c, CoordError *err)
     for (int p = 0; p < 2; p++) {
         ProtoExtProtocol proto;
         if (c->proto[p][0] && !proto_ext_protocol_parse(c->proto[p], &proto))
-            return fail(err, "--proto-%s: '%s' is not uci, uci1 or ucci", p ? "black" : "red",
-                        c->proto[p]);
+            return fail(err, "--proto-%s: '%s' is not uci, uci1, ucci or xboard",
+                        p ? "black" : "red", c->proto[p]);
+        if (c->proto[p][0] && proto == PROTO_EXT_XBOARD && c->nodes)
+            return fail(err, "player %d: xboard engines have no exact node limit: give a clock "
+                        "(tc), a move time (st) or a depth instead of nodes", p);
         if (c->cmd[p][0] && c->weights[p][0])
             return fail(err, "player %d: an external engine (--cmd-%s) has no weights", p,
                         p ? "black" : "red");

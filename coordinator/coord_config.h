@@ -48,7 +48,7 @@ typedef struct {
     /* External engines, per player: a command makes the player external. */
     char name[2][64];                        /* "" for a name from the weights or command */
     char cmd[2][PROTO_COMMAND_MAX + 1];      /* program and arguments; "" built-in */
-    char proto[2][16];                       /* uci (default), uci1, ucci */
+    char proto[2][16];                       /* uci (default), uci1, ucci, xboard */
     char options[2][PROTO_COMMAND_MAX + 1];  /* "Name=Value;Name=Value" */
     char dir[2][PROTO_COMMAND_MAX + 1];      /* working directory */
     char tc[32];                             /* "BASE+INC" seconds, "" for none */

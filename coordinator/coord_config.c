@@ -365,8 +365,10 @@ static bool check(const CoordConfig *c, CoordError *err)
             return fail(err, "--proto-%s: '%s' is not uci, uci1, ucci or xboard",
                         p ? "black" : "red", c->proto[p]);
         if (c->proto[p][0] && proto == PROTO_EXT_XBOARD && c->nodes)
-            return fail(err, "player %d: xboard engines have no exact node limit: give a clock "
-                        "(tc), a move time (st) or a depth instead of nodes", p);
+            return fail(err,
+                        "player %d: xboard engines have no exact node limit: give a clock "
+                        "(tc), a move time (st) or a depth instead of nodes",
+                        p);
         if (c->cmd[p][0] && c->weights[p][0])
             return fail(err, "player %d: an external engine (--cmd-%s) has no weights", p,
                         p ? "black" : "red");

@@ -25,88 +25,89 @@ static Position g_pos;
 static void test_protocol_names(void **state)
 {
     (void)state;
-    const char *names[EXT_PROTO_NB] = {"uci", "uci1", "ucci", "xboard"};
-    for (int p = 0; p < EXT_PROTO_NB; p++) {
-        ExtProtocol got = EXT_PROTO_NB;
-        assert_true(ext_protocol_parse(names[p], &got));
+    const char *names[PROTO_EXT_NB] = {"uci", "uci1", "ucci", "xboard"};
+    for (int p = 0; p < PROTO_EXT_NB; p++) {
+        ProtoExtProtocol got = PROTO_EXT_NB;
+        assert_true(proto_ext_protocol_parse(names[p], &got));
         assert_int_equal(got, p);
-        assert_string_equal(ext_protocol_name((ExtProtocol)p), names[p]);
+        assert_string_equal(proto_ext_protocol_name((ProtoExtProtocol)p), names[p]);
     }
-    ExtProtocol got = EXT_PROTO_NB;
-    assert_true(ext_protocol_parse("uci-ranks-1-10", &got));
-    assert_int_equal(got, EXT_PROTO_UCI1);
+    ProtoExtProtocol got = PROTO_EXT_NB;
+    assert_true(proto_ext_protocol_parse("uci-ranks-1-10", &got));
+    assert_int_equal(got, PROTO_EXT_UCI1);
     const char *bad[] = {"", "UCI", "cecp", "xboard2", "uci "};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        got = EXT_PROTO_NB;
-        assert_false(ext_protocol_parse(bad[i], &got));
-        assert_int_equal(got, EXT_PROTO_NB);
+        got = PROTO_EXT_NB;
+        assert_false(proto_ext_protocol_parse(bad[i], &got));
+        assert_int_equal(got, PROTO_EXT_NB);
     }
-    assert_string_equal(ext_protocol_name(EXT_PROTO_NB), "unknown");
+    assert_string_equal(proto_ext_protocol_name(PROTO_EXT_NB), "unknown");
 }
 
-static void expect_out(ExtProtocol p, const char *m, const char *want)
+static void expect_out(ProtoExtProtocol p, const char *m, const char *want)
 {
     char buf[8];
     if (!exttrans_move_out(p, m, buf, sizeof buf))
-        fail_msg("%s: '%s' refused", ext_protocol_name(p), m);
+        fail_msg("%s: '%s' refused", proto_ext_protocol_name(p), m);
     if (strcmp(buf, want))
-        fail_msg("%s: '%s' gave '%s', expected '%s'", ext_protocol_name(p), m, buf, want);
+        fail_msg("%s: '%s' gave '%s', expected '%s'", proto_ext_protocol_name(p), m, buf, want);
 }
 
-static void expect_in(ExtProtocol p, const char *text, const char *want)
+static void expect_in(ProtoExtProtocol p, const char *text, const char *want)
 {
     char out[5] = "";
     if (!exttrans_move_in(p, text, out))
-        fail_msg("%s: '%s' refused", ext_protocol_name(p), text);
+        fail_msg("%s: '%s' refused", proto_ext_protocol_name(p), text);
     if (strcmp(out, want))
-        fail_msg("%s: '%s' gave '%s', expected '%s'", ext_protocol_name(p), text, out, want);
+        fail_msg("%s: '%s' gave '%s', expected '%s'", proto_ext_protocol_name(p), text, out, want);
 }
 
 static void test_moves_out(void **state)
 {
     (void)state;
-    for (int p = 0; p < EXT_PROTO_NB; p++) {
-        bool ten = p == EXT_PROTO_UCI1;
-        expect_out((ExtProtocol)p, "h2e2", ten ? "h3e3" : "h2e2");
-        expect_out((ExtProtocol)p, "a9a8", ten ? "a10a9" : "a9a8");
-        expect_out((ExtProtocol)p, "i0i9", ten ? "i1i10" : "i0i9");
-        expect_out((ExtProtocol)p, "b0c2", ten ? "b1c3" : "b0c2");
+    for (int p = 0; p < PROTO_EXT_NB; p++) {
+        bool ten = p == PROTO_EXT_UCI1;
+        expect_out((ProtoExtProtocol)p, "h2e2", ten ? "h3e3" : "h2e2");
+        expect_out((ProtoExtProtocol)p, "a9a8", ten ? "a10a9" : "a9a8");
+        expect_out((ProtoExtProtocol)p, "i0i9", ten ? "i1i10" : "i0i9");
+        expect_out((ProtoExtProtocol)p, "b0c2", ten ? "b1c3" : "b0c2");
     }
     const char *bad[] = {"", "h2e", "h2e22", "j2e2", "h2e:", "H2E2", "0000", "h-e2"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char buf[8] = "x";
-        assert_false(exttrans_move_out(EXT_PROTO_UCI1, bad[i], buf, sizeof buf));
+        assert_false(exttrans_move_out(PROTO_EXT_UCI1, bad[i], buf, sizeof buf));
         assert_string_equal(buf, "");
     }
     char small[6];
-    assert_false(exttrans_move_out(EXT_PROTO_UCI1, "a9a8", small, sizeof small));
+    assert_false(exttrans_move_out(PROTO_EXT_UCI1, "a9a8", small, sizeof small));
 }
 
 static void test_moves_in(void **state)
 {
     (void)state;
-    expect_in(EXT_PROTO_UCI, "h2e2", "h2e2");
-    expect_in(EXT_PROTO_UCCI, "h9g7", "h9g7");
-    expect_in(EXT_PROTO_UCI1, "h3e3", "h2e2");
-    expect_in(EXT_PROTO_UCI1, "a10a9", "a9a8");
-    expect_in(EXT_PROTO_UCI1, "i1i10", "i0i9");
+    expect_in(PROTO_EXT_UCI, "h2e2", "h2e2");
+    expect_in(PROTO_EXT_UCCI, "h9g7", "h9g7");
+    expect_in(PROTO_EXT_UCI1, "h3e3", "h2e2");
+    expect_in(PROTO_EXT_UCI1, "a10a9", "a9a8");
+    expect_in(PROTO_EXT_UCI1, "i1i10", "i0i9");
     /* Sjaak II under "variant xiangqi": "move b0c2" from the start, "move b9c7" for Black */
-    expect_in(EXT_PROTO_XBOARD, "b0c2", "b0c2");
-    expect_in(EXT_PROTO_XBOARD, "b9c7", "b9c7");
+    expect_in(PROTO_EXT_XBOARD, "b0c2", "b0c2");
+    expect_in(PROTO_EXT_XBOARD, "b9c7", "b9c7");
     const struct {
-        ExtProtocol p;
+        ProtoExtProtocol p;
         const char *text;
     } bad[] = {
-        {EXT_PROTO_UCI, "a10a9"},  {EXT_PROTO_UCI, "h2e2 "},   {EXT_PROTO_UCI, "h2e2x"},
-        {EXT_PROTO_UCI, "h2"},     {EXT_PROTO_UCI, ""},        {EXT_PROTO_UCI, "j0a0"},
-        {EXT_PROTO_UCI1, "a0a1"},  {EXT_PROTO_UCI1, "a11a1"},  {EXT_PROTO_UCI1, "a1a0"},
-        {EXT_PROTO_UCI1, "a10a"},  {EXT_PROTO_XBOARD, "B0C2"}, {EXT_PROTO_XBOARD, "b0-c2"},
-        {EXT_PROTO_XBOARD, "Hc2"}, {EXT_PROTO_XBOARD, "@@@@"}, {EXT_PROTO_UCCI, "0000"},
+        {PROTO_EXT_UCI, "a10a9"},  {PROTO_EXT_UCI, "h2e2 "},   {PROTO_EXT_UCI, "h2e2x"},
+        {PROTO_EXT_UCI, "h2"},     {PROTO_EXT_UCI, ""},        {PROTO_EXT_UCI, "j0a0"},
+        {PROTO_EXT_UCI1, "a0a1"},  {PROTO_EXT_UCI1, "a11a1"},  {PROTO_EXT_UCI1, "a1a0"},
+        {PROTO_EXT_UCI1, "a10a"},  {PROTO_EXT_XBOARD, "B0C2"}, {PROTO_EXT_XBOARD, "b0-c2"},
+        {PROTO_EXT_XBOARD, "Hc2"}, {PROTO_EXT_XBOARD, "@@@@"}, {PROTO_EXT_UCCI, "0000"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char out[5] = "";
         if (exttrans_move_in(bad[i].p, bad[i].text, out))
-            fail_msg("%s: '%s' accepted as '%s'", ext_protocol_name(bad[i].p), bad[i].text, out);
+            fail_msg("%s: '%s' accepted as '%s'", proto_ext_protocol_name(bad[i].p), bad[i].text,
+                     out);
     }
 }
 
@@ -115,22 +116,23 @@ static void test_moves_round_trip(void **state)
 {
     (void)state;
     int checked = 0;
-    for (int p = 0; p < EXT_PROTO_NB; p++)
+    for (int p = 0; p < PROTO_EXT_NB; p++)
         for (int from = 0; from < 90; from++)
             for (int to = 0; to < 90; to++) {
                 char m[5] = {(char)('a' + from % 9), (char)('0' + from / 9), (char)('a' + to % 9),
                              (char)('0' + to / 9), '\0'};
                 char text[8], back[5];
-                assert_true(exttrans_move_out((ExtProtocol)p, m, text, sizeof text));
-                assert_true(exttrans_move_in((ExtProtocol)p, text, back));
+                assert_true(exttrans_move_out((ProtoExtProtocol)p, m, text, sizeof text));
+                assert_true(exttrans_move_in((ProtoExtProtocol)p, text, back));
                 if (strcmp(m, back))
-                    fail_msg("%s: %s -> %s -> %s", ext_protocol_name((ExtProtocol)p), m, text, back);
+                    fail_msg("%s: %s -> %s -> %s", proto_ext_protocol_name((ProtoExtProtocol)p), m,
+                             text, back);
                 checked++;
             }
-    assert_int_equal(checked, EXT_PROTO_NB * 90 * 90);
+    assert_int_equal(checked, PROTO_EXT_NB * 90 * 90);
 }
 
-static void expect_fen(ExtProtocol p, const char *fen, const char *want)
+static void expect_fen(ProtoExtProtocol p, const char *fen, const char *want)
 {
     char buf[RECORD_FEN_MAX];
     assert_true(exttrans_fen_out(p, fen, buf, sizeof buf));
@@ -147,16 +149,16 @@ static void expect_fen(ExtProtocol p, const char *fen, const char *want)
 static void test_fen(void **state)
 {
     (void)state;
-    expect_fen(EXT_PROTO_XBOARD, START_FEN,
+    expect_fen(PROTO_EXT_XBOARD, START_FEN,
                "rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RHEAKAEHR w - - 0 1");
     /* the side to move 'b' is not a piece letter */
-    expect_fen(EXT_PROTO_XBOARD, "2bak4/4a4/4b4/9/2n6/6B2/9/9/4A4/3AK1BN1 b - - 0 1",
+    expect_fen(PROTO_EXT_XBOARD, "2bak4/4a4/4b4/9/2n6/6B2/9/9/4A4/3AK1BN1 b - - 0 1",
                "2eak4/4a4/4e4/9/2h6/6E2/9/9/4A4/3AK1EH1 b - - 0 1");
-    for (int p = 0; p < EXT_PROTO_NB; p++)
-        if (p != EXT_PROTO_XBOARD)
-            expect_fen((ExtProtocol)p, START_FEN, START_FEN);
+    for (int p = 0; p < PROTO_EXT_NB; p++)
+        if (p != PROTO_EXT_XBOARD)
+            expect_fen((ProtoExtProtocol)p, START_FEN, START_FEN);
     char small[16];
-    assert_false(exttrans_fen_out(EXT_PROTO_XBOARD, START_FEN, small, sizeof small));
+    assert_false(exttrans_fen_out(PROTO_EXT_XBOARD, START_FEN, small, sizeof small));
 }
 
 static void test_info_lines(void **state)
@@ -186,8 +188,8 @@ static void test_info_lines(void **state)
     assert_true(exttrans_parse_info("info pv h2e2 depth 99", &r));
     assert_int_equal(r.depth, 7);
     assert_int_equal(r.nodes, 10);
-    const char *bad[] = {"info depth x",      "info depth",       "info score cp",
-                         "info score mate x", "info score pawns", "info nodes -5",
+    const char *bad[] = {"info depth x",      "info depth",          "info score cp",
+                         "info score mate x", "info score pawns",    "info nodes -5",
                          "info nodes 1e6",    "information depth 3", "bestmove h2e2",
                          "info depth 3.5",    "info depth 99999"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -216,9 +218,17 @@ static void test_thinking_lines(void **state)
     assert_int_equal(r.score, value_mated_in(4));
     assert_true(exttrans_parse_thinking("2 15999 0 3 1. Rd7", &r));
     assert_int_equal(r.score, 15999);
-    const char *bad[] = {"# Begin iterative deepening loop", "move h0g2", "1-0 {White mates}",
-                         "Hint: h2e2", "8 11 67", "pong 3", "8 x 67 100", "-1 0 0 10",
-                         "8 11 67 -5", "resign", ""};
+    const char *bad[] = {"# Begin iterative deepening loop",
+                         "move h0g2",
+                         "1-0 {White mates}",
+                         "Hint: h2e2",
+                         "8 11 67",
+                         "pong 3",
+                         "8 x 67 100",
+                         "-1 0 0 10",
+                         "8 11 67 -5",
+                         "resign",
+                         ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         SearchResult before = r;
         if (exttrans_parse_thinking(bad[i], &r))
@@ -249,9 +259,14 @@ static void test_features(void **state)
     }
     assert_false(exttrans_next_feature(&cur, name, sizeof name, value, sizeof value));
     assert_string_equal(cur, "");
-    const char *bad[] = {"myname=\"unterminated", "=1", "ping", "a b=1", "a=\"x\"y",
-                         "averyveryverylongfeaturenamebeyond32=1", "v=\"a value much longer than "
-                                                                   "the sixteen bytes\""};
+    const char *bad[] = {"myname=\"unterminated",
+                         "=1",
+                         "ping",
+                         "a b=1",
+                         "a=\"x\"y",
+                         "averyveryverylongfeaturenamebeyond32=1",
+                         "v=\"a value much longer than "
+                         "the sixteen bytes\""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cur = bad[i];
         char small[16];
@@ -306,11 +321,16 @@ int main(void)
 {
     position_init();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_protocol_names),  cmocka_unit_test(test_moves_out),
-        cmocka_unit_test(test_moves_in),        cmocka_unit_test(test_moves_round_trip),
-        cmocka_unit_test(test_fen),             cmocka_unit_test(test_info_lines),
-        cmocka_unit_test(test_thinking_lines),  cmocka_unit_test(test_features),
-        cmocka_unit_test(test_option_names),    cmocka_unit_test(test_variants),
+        cmocka_unit_test(test_protocol_names),
+        cmocka_unit_test(test_moves_out),
+        cmocka_unit_test(test_moves_in),
+        cmocka_unit_test(test_moves_round_trip),
+        cmocka_unit_test(test_fen),
+        cmocka_unit_test(test_info_lines),
+        cmocka_unit_test(test_thinking_lines),
+        cmocka_unit_test(test_features),
+        cmocka_unit_test(test_option_names),
+        cmocka_unit_test(test_variants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

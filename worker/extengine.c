@@ -10,7 +10,7 @@
 #include "timeman.h"
 
 enum {
-    EXT_DEFAULT_MS = 10000,  /* startup and ready timeouts when the config gives none */
+    EXT_DEFAULT_MS = 10000,    /* startup and ready timeouts when the config gives none */
     XB_FEATURE_WAIT_MS = 2000, /* protocol 2: features come within 2 s unless done=0 */
     XB_OPTIONS_MAX = 4096,
 };
@@ -143,17 +143,17 @@ static bool each_option(ExtEngine *e, bool (*fn)(ExtEngine *, const char *, cons
 
 static bool uci_option(ExtEngine *e, const char *name, const char *value)
 {
-    if (e->cfg.proto == EXT_PROTO_UCCI)
+    if (e->cfg.proto == PROTO_EXT_UCCI)
         return extproc_send(&e->proc, "setoption %s %s", name, value);
     return extproc_send(&e->proc, "setoption name %s value %s", name, value);
 }
 
 static bool uci_start(ExtEngine *e)
 {
-    bool ucci = e->cfg.proto == EXT_PROTO_UCCI;
+    bool ucci = e->cfg.proto == PROTO_EXT_UCCI;
     bool ok = extproc_send(&e->proc, ucci ? "ucci" : "uci") &&
               expect(e, ucci ? "ucciok" : "uciok", time_now_ms() + startup_ms(e));
-    if (ok && e->cfg.proto == EXT_PROTO_UCI1)
+    if (ok && e->cfg.proto == PROTO_EXT_UCI1)
         ok = uci_option(e, "UCI_Variant", "xiangqi");
     return ok && each_option(e, uci_option) && extproc_send(&e->proc, "isready") &&
            expect(e, "readyok", time_now_ms() + ready_ms(e));
@@ -174,18 +174,17 @@ static bool uci_go(ExtEngine *e, const SearchLimits *l, Color us)
     char go[512];
     size_t n = 0;
     n += (size_t)snprintf(go + n, sizeof go - n, "go");
-    bool ucci = e->cfg.proto == EXT_PROTO_UCCI;
+    bool ucci = e->cfg.proto == PROTO_EXT_UCCI;
     if (clocked(l)) {
         Color them = color_flip(us);
         if (ucci)
-            n += (size_t)snprintf(go + n, sizeof go - n,
-                                  " time %lld increment %lld opptime %lld oppincrement %lld",
-                                  (long long)at_least(l->time[us] / 1000, 1),
-                                  (long long)(l->inc[us] / 1000),
-                                  (long long)at_least(l->time[them] / 1000, 1),
-                                  (long long)(l->inc[them] / 1000));
+            n += (size_t)snprintf(
+                go + n, sizeof go - n, " time %lld increment %lld opptime %lld oppincrement %lld",
+                (long long)at_least(l->time[us] / 1000, 1), (long long)(l->inc[us] / 1000),
+                (long long)at_least(l->time[them] / 1000, 1), (long long)(l->inc[them] / 1000));
         else
-            n += (size_t)snprintf(go + n, sizeof go - n, " wtime %lld btime %lld winc %lld binc %lld",
+            n += (size_t)snprintf(go + n, sizeof go - n,
+                                  " wtime %lld btime %lld winc %lld binc %lld",
                                   (long long)l->time[RED], (long long)l->time[BLACK],
                                   (long long)l->inc[RED], (long long)l->inc[BLACK]);
     } else if (l->movetime > 0) {
@@ -228,35 +227,57 @@ static bool uci_position(ExtEngine *e, const char *start_fen, const char *const 
     return ok;
 }
 
+/* The next line of a search; false with *st set (and the engine killed) when the
+ * deadline passed or the engine died first. */
+static bool search_line(ExtEngine *e, int64_t deadline, char *text, size_t size,
+                        GameSearchStatus *st)
+{
+    ExtProcRead r = extproc_read_line(&e->proc, deadline, text, size);
+    if (r == EXTPROC_LINE)
+        return true;
+    if (r == EXTPROC_TIMEOUT)
+        extproc_fail(&e->proc, "no move before the deadline");
+    ext_kill(e, false);
+    *st = r == EXTPROC_TIMEOUT ? GAME_SEARCH_TIMEOUT : GAME_SEARCH_CRASH;
+    return false;
+}
+
+/* The first word at p: blanks skipped, cut at the next blank. */
+static char *first_word(char *p)
+{
+    while (*p == ' ')
+        p++;
+    char *end = strchr(p, ' ');
+    if (end)
+        *end = '\0';
+    return p;
+}
+
+/* The engine's move text m as out->best (chuhe's text in mv); false when m is not a
+ * move, which leaves MOVE_NONE: the game loop then scores an illegal move. */
+static bool take_move(ExtEngine *e, const char *m, SearchResult *out, char mv[5])
+{
+    if (exttrans_move_in(e->cfg.proto, m, mv)) {
+        out->best = move_from_text(mv);
+        return true;
+    }
+    extproc_fail(&e->proc, "unparsable move '%.20s'", m);
+    return false;
+}
+
 /* Waits for bestmove, reading info lines into out. */
 static GameSearchStatus uci_wait(ExtEngine *e, int64_t deadline, SearchResult *out)
 {
     char text[EXTPROC_LINE_MAX];
+    GameSearchStatus st;
     for (;;) {
-        ExtProcRead st = extproc_read_line(&e->proc, deadline, text, sizeof text);
-        if (st == EXTPROC_TIMEOUT) {
-            extproc_fail(&e->proc, "no bestmove before the deadline");
-            ext_kill(e, false);
-            return GAME_SEARCH_TIMEOUT;
-        }
-        if (st == EXTPROC_EOF) {
-            ext_kill(e, false);
-            return GAME_SEARCH_CRASH;
-        }
+        if (!search_line(e, deadline, text, sizeof text, &st))
+            return st;
         if (starts_with_word(text, "info")) {
             exttrans_parse_info(text, out);
         } else if (starts_with_word(text, "bestmove")) {
-            char *m = text + 8;
-            while (*m == ' ')
-                m++;
-            char *end = strchr(m, ' ');
-            if (end)
-                *end = '\0';
             char mv[5];
-            if (exttrans_move_in(e->cfg.proto, m, mv))
-                out->best = move_from_text(mv);
-            else
-                extproc_fail(&e->proc, "unparsable move '%.20s'", m);
+            take_move(e, first_word(text + 8), out, mv);
             return GAME_SEARCH_OK;
         } else if (!strcmp(text, "nobestmove")) {
             return GAME_SEARCH_OK;
@@ -266,32 +287,39 @@ static GameSearchStatus uci_wait(ExtEngine *e, int64_t deadline, SearchResult *o
 
 /* ---- XBoard (CECP protocol 2) ---- */
 
+/* The boolean features the worker acts on, by name. */
+static bool *xb_flag(XbFeatures *f, const char *name)
+{
+    const struct {
+        const char *name;
+        bool *flag;
+    } FLAGS[] = {{"ping", &f->ping}, {"setboard", &f->setboard}, {"usermove", &f->usermove},
+                 {"time", &f->time}, {"reuse", &f->reuse},       {"memory", &f->memory},
+                 {"smp", &f->smp}};
+    for (size_t i = 0; i < sizeof FLAGS / sizeof FLAGS[0]; i++)
+        if (!strcmp(name, FLAGS[i].name))
+            return FLAGS[i].flag;
+    return NULL;
+}
+
 /* Notes a feature; false when the worker does not take it (answered "rejected"). */
 static bool xb_feature(ExtEngine *e, const char *name, const char *value)
 {
+    static const char *const KNOWN[] = {"done",   "playother", "draw",    "sigterm",  "analyze",
+                                        "colors", "ics",       "name",    "pause",    "nps",
+                                        "debug",  "egt",       "exclude", "setscore", "highlight"};
     XbFeatures *f = &e->xb;
     bool on = !strcmp(value, "1");
-    if (!strcmp(name, "ping"))
-        f->ping = on;
-    else if (!strcmp(name, "setboard"))
-        f->setboard = on;
-    else if (!strcmp(name, "usermove"))
-        f->usermove = on;
-    else if (!strcmp(name, "time"))
-        f->time = on;
-    else if (!strcmp(name, "reuse"))
-        f->reuse = on;
-    else if (!strcmp(name, "memory"))
-        f->memory = on;
-    else if (!strcmp(name, "smp"))
-        f->smp = on;
-    else if (!strcmp(name, "myname"))
+    bool *flag = xb_flag(f, name);
+    if (flag) {
+        *flag = on;
+    } else if (!strcmp(name, "myname")) {
         snprintf(f->myname, sizeof f->myname, "%.127s", value);
-    else if (!strcmp(name, "variants"))
+    } else if (!strcmp(name, "variants")) {
         f->xiangqi = exttrans_has_variant(value, "xiangqi");
-    else if (!strcmp(name, "san") || !strcmp(name, "sigint"))
+    } else if (!strcmp(name, "san") || !strcmp(name, "sigint")) {
         return !on; /* coordinate moves only; the worker never sends SIGINT */
-    else if (!strcmp(name, "option")) {
+    } else if (!strcmp(name, "option")) {
         char opt[256];
         size_t used = strlen(f->options);
         if (!exttrans_option_name(value, opt, sizeof opt))
@@ -301,9 +329,6 @@ static bool xb_feature(ExtEngine *e, const char *name, const char *value)
         else
             snprintf(f->options + used, sizeof f->options - used, "%s\n", opt);
     } else {
-        static const char *const KNOWN[] = {"done",  "playother", "draw",     "sigterm", "analyze",
-                                            "colors", "ics",      "name",     "pause",   "nps",
-                                            "debug", "egt",       "exclude",  "setscore", "highlight"};
         for (size_t i = 0; i < sizeof KNOWN / sizeof KNOWN[0]; i++)
             if (!strcmp(name, KNOWN[i]))
                 return true;
@@ -319,7 +344,8 @@ static bool xb_features(ExtEngine *e)
     memset(&e->xb, 0, sizeof e->xb);
     e->xb.reuse = e->xb.time = true; /* the protocol's defaults */
     int64_t start = time_now_ms();
-    int64_t deadline = start + (startup_ms(e) < XB_FEATURE_WAIT_MS ? startup_ms(e) : XB_FEATURE_WAIT_MS);
+    int64_t deadline =
+        start + (startup_ms(e) < XB_FEATURE_WAIT_MS ? startup_ms(e) : XB_FEATURE_WAIT_MS);
     bool waiting_done = false;
     char line[EXTPROC_LINE_MAX];
     for (;;) {
@@ -420,8 +446,7 @@ static bool xb_new(ExtEngine *e)
     int ping_id = e->board.ping_id;
     memset(&e->board, 0, sizeof e->board);
     e->board.ping_id = ping_id;
-    e->board.in_game = extproc_send(&e->proc, "new") &&
-                       extproc_send(&e->proc, "variant xiangqi") &&
+    e->board.in_game = extproc_send(&e->proc, "new") && extproc_send(&e->proc, "variant xiangqi") &&
                        extproc_send(&e->proc, "force") && extproc_send(&e->proc, "post") &&
                        extproc_send(&e->proc, "easy");
     return e->board.in_game;
@@ -430,7 +455,7 @@ static bool xb_new(ExtEngine *e)
 static bool xb_send_move(ExtEngine *e, const char *m)
 {
     char text[8];
-    if (!exttrans_move_out(EXT_PROTO_XBOARD, m, text, sizeof text)) {
+    if (!exttrans_move_out(PROTO_EXT_XBOARD, m, text, sizeof text)) {
         extproc_fail(&e->proc, "'%.8s' is not a move", m);
         return false;
     }
@@ -455,7 +480,7 @@ static bool xb_sync(ExtEngine *e, const char *start_fen, const char *const *move
     if (!prefix) {
         char fen[RECORD_FEN_MAX];
         if (strlen(start_fen) >= sizeof b->fen ||
-            !exttrans_fen_out(EXT_PROTO_XBOARD, start_fen, fen, sizeof fen)) {
+            !exttrans_fen_out(PROTO_EXT_XBOARD, start_fen, fen, sizeof fen)) {
             extproc_fail(&e->proc, "start FEN too long");
             return false;
         }
@@ -499,9 +524,9 @@ static bool xb_go(ExtEngine *e, const SearchLimits *l, Color us)
                 return false;
             b->level_sent = true;
         }
-        if (e->xb.time && (!extproc_send(&e->proc, "time %lld", (long long)(l->time[us] / 10)) ||
-                           !extproc_send(&e->proc, "otim %lld",
-                                         (long long)(l->time[color_flip(us)] / 10))))
+        if (e->xb.time &&
+            (!extproc_send(&e->proc, "time %lld", (long long)(l->time[us] / 10)) ||
+             !extproc_send(&e->proc, "otim %lld", (long long)(l->time[color_flip(us)] / 10))))
             return false;
     } else if (l->movetime > 0) {
         char st[32];
@@ -515,19 +540,11 @@ static bool xb_go(ExtEngine *e, const SearchLimits *l, Color us)
 /* The move of "move X" or "My move is: X", or NULL. */
 static const char *xb_move_text(char *line)
 {
-    char *m = NULL;
     if (starts_with_word(line, "move"))
-        m = line + 4;
-    else if (!strncmp(line, "My move is", 10) && strchr(line, ':'))
-        m = strchr(line, ':') + 1;
-    if (!m)
-        return NULL;
-    while (*m == ' ')
-        m++;
-    char *end = strchr(m, ' ');
-    if (end)
-        *end = '\0';
-    return m;
+        return first_word(line + 4);
+    if (!strncmp(line, "My move is", 10) && strchr(line, ':'))
+        return first_word(strchr(line, ':') + 1);
+    return NULL;
 }
 
 static bool is_claim(const char *line)
@@ -540,27 +557,16 @@ static bool is_claim(const char *line)
 static GameSearchStatus xb_wait(ExtEngine *e, int64_t deadline, SearchResult *out)
 {
     char text[EXTPROC_LINE_MAX];
+    GameSearchStatus st;
     for (;;) {
-        ExtProcRead st = extproc_read_line(&e->proc, deadline, text, sizeof text);
-        if (st == EXTPROC_TIMEOUT) {
-            extproc_fail(&e->proc, "no move before the deadline");
-            ext_kill(e, false);
-            return GAME_SEARCH_TIMEOUT;
-        }
-        if (st == EXTPROC_EOF) {
-            ext_kill(e, false);
-            return GAME_SEARCH_CRASH;
-        }
+        if (!search_line(e, deadline, text, sizeof text, &st))
+            return st;
         const char *m = xb_move_text(text);
         if (m) {
+            /* the engine played it on its board */
             char mv[5];
-            if (exttrans_move_in(EXT_PROTO_XBOARD, m, mv)) {
-                out->best = move_from_text(mv);
-                if (e->board.nmoves < RECORD_MAX_PLIES)
-                    memcpy(e->board.moves[e->board.nmoves++], mv, 5);
-            } else {
-                extproc_fail(&e->proc, "unparsable move '%.20s'", m);
-            }
+            if (take_move(e, m, out, mv) && e->board.nmoves < RECORD_MAX_PLIES)
+                memcpy(e->board.moves[e->board.nmoves++], mv, 5);
             return GAME_SEARCH_OK;
         }
         if (starts_with_word(text, "resign")) {
@@ -591,10 +597,11 @@ bool ext_start(ExtEngine *e, char *err, size_t size)
     e->proc.error[0] = '\0';
     memset(&e->board, 0, sizeof e->board);
     bool ok = extproc_spawn(&e->proc, e->cfg.command, e->cfg.dir) &&
-              (e->cfg.proto == EXT_PROTO_XBOARD ? xb_start(e) : uci_start(e));
+              (e->cfg.proto == PROTO_EXT_XBOARD ? xb_start(e) : uci_start(e));
     if (!ok) {
         snprintf(err, size, "engine '%.200s' (%s) did not start: %.250s", e->cfg.command,
-                 ext_protocol_name(e->cfg.proto), e->proc.error[0] ? e->proc.error : "no handshake");
+                 proto_ext_protocol_name(e->cfg.proto),
+                 e->proc.error[0] ? e->proc.error : "no handshake");
         ext_kill(e, false);
         return false;
     }
@@ -606,24 +613,23 @@ void ext_new_game(void *ctx)
     ExtEngine *e = ctx;
     char err[512];
     /* an XBoard engine without reuse=1 plays each game in a new process */
-    if (e->cfg.proto == EXT_PROTO_XBOARD && !e->xb.reuse && e->board.in_game)
+    if (e->cfg.proto == PROTO_EXT_XBOARD && !e->xb.reuse && e->board.in_game)
         ext_kill(e, true);
     if (!ext_start(e, err, sizeof err))
         return; /* the next search reports the crash */
-    if (e->cfg.proto == EXT_PROTO_XBOARD) {
+    if (e->cfg.proto == PROTO_EXT_XBOARD) {
         if (xb_new(e))
             xb_ready(e);
         return;
     }
-    if (e->cfg.proto != EXT_PROTO_UCCI && !extproc_send(&e->proc, "ucinewgame"))
+    if (e->cfg.proto != PROTO_EXT_UCCI && !extproc_send(&e->proc, "ucinewgame"))
         return;
     if (extproc_send(&e->proc, "isready"))
         expect(e, "readyok", time_now_ms() + ready_ms(e));
 }
 
-GameSearchStatus ext_search(void *ctx, const char *start_fen, const char *const *moves,
-                            int nmoves, const SearchLimits *limits, int64_t deadline_ms,
-                            SearchResult *out)
+GameSearchStatus ext_search(void *ctx, const char *start_fen, const char *const *moves, int nmoves,
+                            const SearchLimits *limits, int64_t deadline_ms, SearchResult *out)
 {
     ExtEngine *e = ctx;
     memset(out, 0, sizeof *out);
@@ -636,7 +642,7 @@ GameSearchStatus ext_search(void *ctx, const char *start_fen, const char *const 
     Color us = side && (side[1] == 'b') ? BLACK : RED;
     if (nmoves % 2)
         us = color_flip(us);
-    bool xboard = e->cfg.proto == EXT_PROTO_XBOARD;
+    bool xboard = e->cfg.proto == PROTO_EXT_XBOARD;
     bool sent = xboard ? xb_sync(e, start_fen, moves, nmoves) && xb_go(e, limits, us)
                        : uci_position(e, start_fen, moves, nmoves) && uci_go(e, limits, us);
     if (!sent) {

@@ -26,7 +26,7 @@
 enum { EXT_TEXT_MAX = 1024 };
 
 typedef struct {
-    ExtProtocol proto;
+    ProtoExtProtocol proto;
     char command[EXT_TEXT_MAX]; /* program and arguments, split on blanks (no shell) */
     char dir[EXT_TEXT_MAX];     /* working directory; "" to stay */
     /* "Name=Value;Name=Value": UCI/UCCI setoption; XBoard "option Name=Value", except
@@ -50,9 +50,8 @@ bool ext_same_config(const ExtEngine *e, const ExtEngineConfig *cfg);
 void ext_set_idle(ExtEngine *e, ExtIdleFn fn, void *ctx);
 
 /* GameSearchFn and the new-game hook of GamePlayer; ctx is the ExtEngine. */
-GameSearchStatus ext_search(void *ctx, const char *start_fen, const char *const *moves,
-                            int nmoves, const SearchLimits *limits, int64_t deadline_ms,
-                            SearchResult *out);
+GameSearchStatus ext_search(void *ctx, const char *start_fen, const char *const *moves, int nmoves,
+                            const SearchLimits *limits, int64_t deadline_ms, SearchResult *out);
 void ext_new_game(void *ctx);
 
 /* How often the process was (re)started, and what killed earlier ones. */

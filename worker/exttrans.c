@@ -11,43 +11,23 @@ enum {
     XB_MATE = 100000, /* XBoard's mate scores: 100000 + moves to mate */
 };
 
-static const char *const PROTO_NAMES[EXT_PROTO_NB] = {"uci", "uci1", "ucci", "xboard"};
-
-bool ext_protocol_parse(const char *name, ExtProtocol *out)
-{
-    if (!strcmp(name, "uci-ranks-1-10")) {
-        *out = EXT_PROTO_UCI1;
-        return true;
-    }
-    for (int p = 0; p < EXT_PROTO_NB; p++)
-        if (!strcmp(name, PROTO_NAMES[p])) {
-            *out = (ExtProtocol)p;
-            return true;
-        }
-    return false;
-}
-
-const char *ext_protocol_name(ExtProtocol p)
-{
-    return (unsigned)p < EXT_PROTO_NB ? PROTO_NAMES[p] : "unknown";
-}
-
 /* The protocol's number for chuhe's rank 0. */
-static int first_rank(ExtProtocol p)
+static int first_rank(ProtoExtProtocol p)
 {
-    return p == EXT_PROTO_UCI1 ? 1 : 0;
+    return p == PROTO_EXT_UCI1 ? 1 : 0;
 }
 
 static bool is_move_text(const char *m)
 {
     for (int half = 0; half < 2; half++) {
-        if (m[half * 2] < 'a' || m[half * 2] > 'i' || m[half * 2 + 1] < '0' || m[half * 2 + 1] > '9')
+        if (m[half * 2] < 'a' || m[half * 2] > 'i' || m[half * 2 + 1] < '0' ||
+            m[half * 2 + 1] > '9')
             return false;
     }
     return m[4] == '\0';
 }
 
-bool exttrans_move_out(ExtProtocol p, const char *m, char *buf, size_t size)
+bool exttrans_move_out(ProtoExtProtocol p, const char *m, char *buf, size_t size)
 {
     if (size)
         buf[0] = '\0';
@@ -65,7 +45,7 @@ bool exttrans_move_out(ExtProtocol p, const char *m, char *buf, size_t size)
     return true;
 }
 
-bool exttrans_move_in(ExtProtocol p, const char *text, char out[5])
+bool exttrans_move_in(ProtoExtProtocol p, const char *text, char out[5])
 {
     const char *s = text;
     int shift = first_rank(p);
@@ -89,22 +69,31 @@ bool exttrans_move_in(ExtProtocol p, const char *text, char out[5])
     return *s == '\0';
 }
 
-bool exttrans_fen_out(ExtProtocol p, const char *fen, char *buf, size_t size)
+bool exttrans_fen_out(ProtoExtProtocol p, const char *fen, char *buf, size_t size)
 {
     size_t n = strlen(fen);
     if (n >= size)
         return false;
     memcpy(buf, fen, n + 1);
-    if (p != EXT_PROTO_XBOARD)
+    if (p != PROTO_EXT_XBOARD)
         return true;
     /* XBoard names the horse and the elephant by their own letters */
     for (char *c = buf; *c && *c != ' '; c++) {
         switch (*c) {
-        case 'n': *c = 'h'; break;
-        case 'N': *c = 'H'; break;
-        case 'b': *c = 'e'; break;
-        case 'B': *c = 'E'; break;
-        default: break;
+        case 'n':
+            *c = 'h';
+            break;
+        case 'N':
+            *c = 'H';
+            break;
+        case 'b':
+            *c = 'e';
+            break;
+        case 'B':
+            *c = 'E';
+            break;
+        default:
+            break;
         }
     }
     return true;
@@ -221,8 +210,17 @@ bool exttrans_parse_thinking(const char *line, SearchResult *out)
     return true;
 }
 
-bool exttrans_next_feature(const char **cursor, char *name, size_t nsize, char *value,
-                           size_t vsize)
+/* n bytes of s as a string in buf; false when they do not fit. */
+static bool copy_span(char *buf, size_t size, const char *s, size_t n)
+{
+    if (n >= size)
+        return false;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return true;
+}
+
+bool exttrans_next_feature(const char **cursor, char *name, size_t nsize, char *value, size_t vsize)
 {
     const char *s = *cursor;
     while (*s == ' ' || *s == '\t')
@@ -233,10 +231,8 @@ bool exttrans_next_feature(const char **cursor, char *name, size_t nsize, char *
     size_t n = 0;
     while (isalnum((unsigned char)s[n]) || s[n] == '_' || s[n] == '-')
         n++;
-    if (n == 0 || n >= nsize || s[n] != '=')
+    if (n == 0 || s[n] != '=' || !copy_span(name, nsize, s, n))
         return false;
-    memcpy(name, s, n);
-    name[n] = '\0';
     s += n + 1;
     const char *v = s, *end;
     if (*s == '"') {
@@ -251,13 +247,8 @@ bool exttrans_next_feature(const char **cursor, char *name, size_t nsize, char *
             end++;
         s = end;
     }
-    if (*s && *s != ' ' && *s != '\t')
+    if ((*s && *s != ' ' && *s != '\t') || !copy_span(value, vsize, v, (size_t)(end - v)))
         return false;
-    size_t vn = (size_t)(end - v);
-    if (vn >= vsize)
-        return false;
-    memcpy(value, v, vn);
-    value[vn] = '\0';
     *cursor = s;
     return true;
 }
@@ -265,8 +256,8 @@ bool exttrans_next_feature(const char **cursor, char *name, size_t nsize, char *
 /* Whether s starts with an XBoard option type word ("-spin ", "-check", ...). */
 static bool option_type_at(const char *s)
 {
-    static const char *const TYPES[] = {"-button", "-save",  "-reset", "-check", "-string",
-                                        "-file",   "-path",  "-spin",  "-slider", "-combo"};
+    static const char *const TYPES[] = {"-button", "-save", "-reset", "-check",  "-string",
+                                        "-file",   "-path", "-spin",  "-slider", "-combo"};
     for (size_t i = 0; i < sizeof TYPES / sizeof TYPES[0]; i++) {
         size_t n = strlen(TYPES[i]);
         if (!strncmp(s, TYPES[i], n) && (s[n] == ' ' || s[n] == '\0'))
@@ -280,14 +271,7 @@ bool exttrans_option_name(const char *value, char *name, size_t size)
     const char *dash = strstr(value, " -");
     while (dash && !option_type_at(dash + 1))
         dash = strstr(dash + 1, " -");
-    if (!dash || dash == value)
-        return false;
-    size_t n = (size_t)(dash - value);
-    if (n >= size)
-        return false;
-    memcpy(name, value, n);
-    name[n] = '\0';
-    return true;
+    return dash && dash != value && copy_span(name, size, value, (size_t)(dash - value));
 }
 
 bool exttrans_has_variant(const char *list, const char *name)

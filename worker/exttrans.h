@@ -16,31 +16,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "coordinator/protocol.h"
 #include "search.h"
-
-typedef enum {
-    EXT_PROTO_UCI,
-    EXT_PROTO_UCI1,
-    EXT_PROTO_UCCI,
-    EXT_PROTO_XBOARD,
-    EXT_PROTO_NB
-} ExtProtocol;
-
-/* Parses "uci", "uci1" (also "uci-ranks-1-10"), "ucci" or "xboard"; false if unknown. */
-bool ext_protocol_parse(const char *name, ExtProtocol *out);
-const char *ext_protocol_name(ExtProtocol p);
 
 /* chuhe's move text ("h2e2") in protocol p's form; false (buf "") when m is not a
  * move text or buf is too small (8 bytes are always enough). */
-bool exttrans_move_out(ExtProtocol p, const char *m, char *buf, size_t size);
+bool exttrans_move_out(ProtoExtProtocol p, const char *m, char *buf, size_t size);
 
 /* Protocol p's move text, which must end at its last character, as chuhe's "h2e2";
  * false when it is not a move of that form. */
-bool exttrans_move_in(ExtProtocol p, const char *text, char out[5]);
+bool exttrans_move_in(ProtoExtProtocol p, const char *text, char out[5]);
 
 /* A chuhe FEN in protocol p's letters (the board field only changes); false when buf
  * is too small. */
-bool exttrans_fen_out(ExtProtocol p, const char *fen, char *buf, size_t size);
+bool exttrans_fen_out(ProtoExtProtocol p, const char *fen, char *buf, size_t size);
 
 /*
  * A UCI or UCCI "info" line: depth, nodes and score (UCI "score cp X" / "score mate N",

@@ -35,13 +35,12 @@ static bool ready_external(PlayEngines *pe, int p, const ProtoPlayer *pl, char *
 {
     ExtEngineConfig cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.proto = pl->protocol == PROTO_EXT_UCI1     ? EXT_PROTO_UCI1
-                : pl->protocol == PROTO_EXT_UCCI   ? EXT_PROTO_UCCI
-                : pl->protocol == PROTO_EXT_XBOARD ? EXT_PROTO_XBOARD
-                                                   : EXT_PROTO_UCI;
-    if (cfg.proto == EXT_PROTO_XBOARD && pl->nodes) {
-        snprintf(err, size, "player %u: an xboard engine has no node limit (use a clock, a "
-                 "move time or a depth)", pl->player_id);
+    cfg.proto = (ProtoExtProtocol)pl->protocol; /* range-checked by proto_decode */
+    if (cfg.proto == PROTO_EXT_XBOARD && pl->nodes) {
+        snprintf(err, size,
+                 "player %u: an xboard engine has no node limit (use a clock, a "
+                 "move time or a depth)",
+                 pl->player_id);
         return false;
     }
     snprintf(cfg.command, sizeof cfg.command, "%s", pl->command);

@@ -176,7 +176,7 @@ for proto in uci xboard; do
     done
 done
 match resign -engine builtin -engine name=resign cmd="$engines/resign.sh" proto=xboard \
-    option.Mood=grim -each st=0.5 -games 4
+    option.Mood=grim -each depth=2 -games 4
 check "xboard: an engine that resigns (after a false claim) loses every game by resign" \
     $((rc_c != 0 || rc_w != 0 || $(summary resign | grep -c '"endings":{"resign":4}') != 1)) \
     "$tmp/resign.out"

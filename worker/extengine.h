@@ -10,7 +10,7 @@
  * next search or new game starts it again, so a run goes on. An XBoard engine's
  * "resign" loses it the game; its result claims ("1-0 {...}") are logged, and the game
  * loop's own referee decides. XBoard has no exact node limit: a nodes limit is not
- * sent to an XBoard engine (the coordinator refuses one).
+ * sent to an XBoard engine (the coordinator and play_prepare refuse one).
  */
 #ifndef CHUHE_WORKER_EXTENGINE_H
 #define CHUHE_WORKER_EXTENGINE_H

@@ -169,6 +169,9 @@ $(TOOL_BINS): $(BINDIR)/tests/tools/%: $(BUILDDIR)/tests/tools/%.o $(COORD_LIB) 
 $(BINDIR)/tests/test_tune: $(TUNE_LIB)
 $(BINDIR)/tests/test_tune: private LOCAL_LIBS = $(TUNE_LIB) $(COORD_LIB)
 
+# test_exttrans also links the worker's protocol text module (no MPI, no ZeroMQ).
+$(BINDIR)/tests/test_exttrans: $(BUILDDIR)/worker/exttrans.o
+
 ALL_OBJS := $(ENGINE_OBJS) $(COORD_OBJS) $(PROGRAM_OBJS) $(TEST_OBJS) $(SUPPORT_OBJS) $(TOOL_OBJS) \
             $(TUNE_TRACE_OBJ)
 

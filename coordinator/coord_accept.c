@@ -88,6 +88,10 @@ static bool within_settings(const ProtoGame *g, const CoordConfig *cfg, int move
         if (!cfg->cmd[mover][0])
             off = "the built-in engine cannot crash";
         break;
+    case REASON_RESIGN:
+        if (!cfg->cmd[player_to_move(g)][0])
+            off = "the built-in engine does not resign";
+        break;
     default:
         break;
     }

@@ -2,7 +2,7 @@
  * The tournament command line in the style of cutechess-cli and fastchess, rewritten
  * into the coordinator's own long options (coord_config.h), which stay valid beside it:
  *
- *   -engine name=N cmd=PROG [args=A] [dir=D] [proto=uci|uci1|ucci] [option.X=Y]...
+ *   -engine name=N cmd=PROG [args=A] [dir=D] [proto=uci|uci1|ucci|xboard] [option.X=Y]...
  *           [tc=B+I] [st=S] [nodes=N] [depth=N]       (its own limits: time odds)
  *   -engine name=N builtin [weights=FILE] [tc=..] [st=..] [nodes=..] [depth=..]
  *   -each tc=10+0.1 | st=0.5 | nodes=N | depth=N [timemargin=MS] [proto=..] [option.X=Y]

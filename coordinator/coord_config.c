@@ -78,7 +78,7 @@ static const Opt OPTS[] = {
     {"--cmd-black", OPT_TEXT, FIELD(cmd[1]), 0, 0, OPT_RUN, "CMD",
      "player 1 is an external engine run as CMD"},
     {"--proto-red", OPT_TEXT, FIELD(proto[0]), 0, 0, OPT_RUN, "P",
-     "player 0's protocol: uci (ranks 0-9), uci1 (ranks 1-10, Fairy-Stockfish), ucci"},
+     "player 0's protocol: uci (ranks 0-9), uci1 (ranks 1-10, Fairy-Stockfish), ucci, xboard"},
     {"--proto-black", OPT_TEXT, FIELD(proto[1]), 0, 0, OPT_RUN, "P", "player 1's protocol"},
     {"--options-red", OPT_TEXT, FIELD(options[0]), 0, 0, OPT_RUN, "N=V;...",
      "player 0's engine options"},
@@ -467,7 +467,8 @@ static bool check(const CoordConfig *c, CoordError *err)
         }
         ProtoExtProtocol proto;
         if (c->proto[p][0] && !proto_ext_protocol_parse(c->proto[p], &proto))
-            return fail(err, "--proto-%s: '%s' is not uci, uci1 or ucci", sfx, c->proto[p]);
+            return fail(err, "--proto-%s: '%s' is not uci, uci1, ucci or xboard", sfx,
+                        c->proto[p]);
         if (c->cmd[p][0] && c->weights[p][0])
             return fail(err, "player %d: an external engine (--cmd-%s) has no weights", p, sfx);
         if (!c->cmd[p][0] && (c->proto[p][0] || c->options[p][0] || c->dir[p][0]))
@@ -482,6 +483,11 @@ static bool check(const CoordConfig *c, CoordError *err)
                         "no search limit for player %d: give --nodes, --depth, --movetime or "
                         "--tc (or its own --nodes-%s ...)",
                         p, sfx);
+        if (c->proto[p][0] && proto == PROTO_EXT_XBOARD && lim.nodes)
+            return fail(err,
+                        "player %d: xboard engines have no exact node limit: give a clock "
+                        "(tc), a move time (st) or a depth instead of nodes",
+                        p);
     }
     if (c->resign_moves && c->resign_score < 1)
         return fail(err, "--resign-moves needs --resign-score of at least 1");

@@ -53,7 +53,7 @@ typedef struct {
     char weights[COORD_MAX_ENGINES][PROTO_WEIGHTS_MAX + 1]; /* "" for the built-in weights */
     char name[COORD_MAX_ENGINES][64];                       /* "" for a name from weights or cmd */
     char cmd[COORD_MAX_ENGINES][PROTO_COMMAND_MAX + 1];     /* program and arguments */
-    char proto[COORD_MAX_ENGINES][16];                      /* uci (default), uci1, ucci */
+    char proto[COORD_MAX_ENGINES][16];                      /* uci (default), uci1, ucci, xboard */
     char options[COORD_MAX_ENGINES][PROTO_COMMAND_MAX + 1]; /* "Name=Value;Name=Value" */
     char dir[COORD_MAX_ENGINES][PROTO_COMMAND_MAX + 1];     /* working directory */
     /* Per-engine limits (time odds): a nonzero node or depth limit replaces the run's

@@ -40,7 +40,7 @@ static void usage(FILE *f)
                "before it is stored and acknowledged. Restarted with the same --out file, the\n"
                "coordinator continues the run with its stored settings.\n"
                "\nTournament options (cutechess-cli / fastchess style, 2 to 32 engines):\n"
-               "  -engine name=N cmd=PROG [args=A] [dir=D] [proto=uci|uci1|ucci] [option.X=Y]\n"
+               "  -engine name=N cmd=PROG [args=A] [dir=D] [proto=uci|uci1|ucci|xboard] [option.X=Y]\n"
                "  -engine name=N builtin [weights=FILE]\n"
                "          either with its own tc=B+I, st=S, nodes=N, depth=N (time odds)\n"
                "  -each tc=B+I | st=S | nodes=N | depth=N [timemargin=MS] [option.X=Y]\n"

@@ -173,7 +173,9 @@ static bool runner_result_ok(Reason reason, Outcome o, Color side_to_move)
         return true;
     if (reason == REASON_ADJUDICATION_RESIGN && decisive)
         return true;
-    if ((reason == REASON_ILLEGAL_MOVE || reason == REASON_ENGINE_CRASH) && o == loss)
+    if ((reason == REASON_ILLEGAL_MOVE || reason == REASON_ENGINE_CRASH ||
+         reason == REASON_RESIGN) &&
+        o == loss)
         return true;
     if (reason == REASON_TIME_FORFEIT && (o == loss || o == OUTCOME_DRAW))
         return true;

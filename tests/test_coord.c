@@ -74,6 +74,20 @@ static void test_config_rejects(void **state)
     parse_ok(&c, &g, 2, resign);
     assert_false(coord_config_finish_new(&c, &g, &err));
     assert_non_null(strstr(err.msg, "--resign-score"));
+    /* an XBoard engine has no exact node limit; a depth is fine */
+    const char *xb_nodes[] = {
+        "--cmd-black", "/usr/games/sjaakii", "--proto-black", "xboard", "--nodes", "500"};
+    parse_ok(&c, &g, 6, xb_nodes);
+    assert_false(coord_config_finish_new(&c, &g, &err));
+    assert_non_null(strstr(err.msg, "xboard engines have no exact node limit"));
+    const char *xb_depth[] = {
+        "--cmd-black", "/usr/games/sjaakii", "--proto-black", "xboard", "--depth", "4"};
+    parse_ok(&c, &g, 6, xb_depth);
+    assert_true(coord_config_finish_new(&c, &g, &err));
+    const char *xb_none[] = {"--cmd-black", "/usr/games/sjaakii", "--proto-black", "cecp"};
+    parse_ok(&c, &g, 4, xb_none);
+    assert_false(coord_config_finish_new(&c, &g, &err));
+    assert_non_null(strstr(err.msg, "uci, uci1, ucci or xboard"));
 }
 
 static void test_config_json_round_trip_and_resume(void **state)

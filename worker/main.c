@@ -120,23 +120,30 @@ static void on_message(Rank *r)
         report_warn("coordinator: %s", r->in->error.text);
 }
 
-/* The game loop's per-ply hook: keeps the link alive (heartbeats, ACKs, resends) and
- * stops the game when the run is over or the coordinator is lost. */
+/* Keeps the link alive (heartbeats, ACKs, resends) without waiting; also called while
+ * an external engine thinks, so a long move never silences the rank. */
+static void keep_alive(void *ctx)
+{
+    Rank *r = ctx;
+    while (!r->lost) {
+        LinkEvent ev = link_poll(r->link, 0, r->in);
+        if (ev == LINK_NONE)
+            break;
+        if (ev == LINK_LOST)
+            r->lost = true;
+        else
+            on_message(r);
+    }
+}
+
+/* The game loop's per-ply hook: stops the game when the run is over or the
+ * coordinator is lost. */
 static bool on_ply(void *ctx, const GameRecord *rec)
 {
     (void)rec;
     Rank *r = ctx;
-    for (;;) {
-        LinkEvent ev = link_poll(r->link, 0, r->in);
-        if (ev == LINK_NONE)
-            break;
-        if (ev == LINK_LOST) {
-            r->lost = true;
-            return false;
-        }
-        on_message(r);
-    }
-    return !r->done;
+    keep_alive(r);
+    return !r->lost && !r->done;
 }
 
 static void play_pair(Rank *r, const ProtoWork *work)
@@ -320,6 +327,7 @@ int main(int argc, char **argv)
     if (!r.in || !r.game)
         WORKER_FATAL("out of memory");
     play_engines_init(&r.engines);
+    play_engines_set_idle(&r.engines, keep_alive, &r);
 
     /* ZeroMQ lives strictly between MPI_Init and MPI_Finalize. */
     void *ctx = zmq_ctx_new();

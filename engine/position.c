@@ -2,6 +2,7 @@
 
 #include <assert.h>
 #include <ctype.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,18 +28,20 @@ static uint64_t splitmix64(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-void position_init(void)
+static void init_tables(void)
 {
-    static bool done;
-    if (done)
-        return;
     attacks_init();
     uint64_t seed = 0x63687568652d7871ULL; /* fixed: keys are part of stored data */
     for (int p = 0; p < PIECE_NB; p++)
         for (Square s = 0; s < SQUARE_NB; s++)
             zobrist_psq[p][s] = piece_type((Piece)p) ? splitmix64(&seed) : 0;
     zobrist_side = splitmix64(&seed);
-    done = true;
+}
+
+void position_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, init_tables);
 }
 
 /* Bitboards of the line indices in a slider-table mask, on rank r or file f. */
@@ -364,6 +367,7 @@ static bool parse_count(const char *s, long max, long *out)
 
 bool pos_set_fen(Position *out, const char *fen, PosError *err)
 {
+    position_init(); /* every position starts here: the tables are ready before use */
     if (!fen)
         return fail(err, "empty FEN");
     char buf[256];

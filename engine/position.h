@@ -48,7 +48,9 @@ typedef struct {
 
 extern const char *const START_FEN;
 
-/* Builds Zobrist numbers and geometry tables; call once before anything else. */
+/* Builds Zobrist numbers and geometry tables, once per process (thread-safe). A
+ * position can only be made through pos_set_fen, which calls it, so a caller never
+ * meets the tables unbuilt. */
 void position_init(void);
 
 /* Parses and validates a FEN; on failure returns false, fills err and leaves pos untouched. */

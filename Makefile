@@ -236,6 +236,7 @@ bench: all
 	$(BINDIR)/chuhe-engine bench
 	scripts/bench-search $(BINDIR)
 	$(BINDIR)/chuhe-tune --bench
+	scripts/bench-scaling --bindir $(BINDIR)
 
 run: all
 	BINDIR=$(BINDIR) scripts/chuhe-run $(ARGS)

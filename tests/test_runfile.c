@@ -18,6 +18,7 @@
 
 #include <dirent.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -899,6 +900,77 @@ static void test_export_pgn(void **state)
     assert_true(runfile_close(&rf, &err));
 }
 
+static off_t file_size(const char *path)
+{
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    return st.st_size;
+}
+
+/*
+ * A file size limit stands in for a full disk (both fail the space reservation): the
+ * batch fails before anything is written, the rows stay buffered and the file keeps every
+ * flushed game. Round 0: the limit goes and the same flush succeeds. Round 1: closed
+ * while still full, the file holds exactly the flushed games and opens for append again.
+ */
+static void test_full_disk(void **state)
+{
+    (void)state;
+    struct rlimit old;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+    for (int round = 0; round < 2; round++) {
+        const char *path = path_in(round ? "full1.h5" : "full0.h5");
+        RunFile *rf = create_ok(path);
+        RunError err = {{0}};
+        for (int k = 0; k < 10; k++) {
+            test_game(&g_rec, k);
+            append_ok(rf, &g_rec, k, (uint64_t)k / 2);
+        }
+        if (!runfile_flush(rf, &err))
+            fail_msg("flush: %s", err.msg);
+        off_t size = file_size(path);
+        struct rlimit lim = {(rlim_t)size + 4096, old.rlim_max};
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+        for (int k = 10; k < 20; k++) {
+            test_game(&g_rec, k);
+            append_ok(rf, &g_rec, k, (uint64_t)k / 2);
+        }
+        for (int attempt = 0; attempt < 2; attempt++) {
+            assert_false(runfile_flush(rf, &err));
+            if (!strstr(err.msg, "cannot reserve") || !strstr(err.msg, "File too large"))
+                fail_msg("unexpected error: %s", err.msg);
+            assert_false(runfile_broken(rf));
+            assert_int_equal(runfile_flushed_game_count(rf), 10);
+            assert_int_equal(runfile_game_count(rf), 20);
+            assert_int_equal(file_size(path), size);
+        }
+        int kept = 20;
+        if (round == 0) {
+            assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+            if (!runfile_flush(rf, &err))
+                fail_msg("flush after the limit went: %s", err.msg);
+            assert_int_equal(runfile_flushed_game_count(rf), 20);
+            assert_true(runfile_close(&rf, &err));
+        } else {
+            assert_false(runfile_close(&rf, &err));
+            assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+            kept = 10;
+        }
+        rf = open_read_ok(path);
+        assert_string_equal(runfile_recovery_note(rf), "");
+        expect_test_games(rf, kept);
+        if (!runfile_verify(rf, &err))
+            fail_msg("verify: %s", err.msg);
+        runfile_close(&rf, &err);
+        rf = runfile_open_append(path, &err);
+        if (!rf)
+            fail_msg("open_append: %s", err.msg);
+        assert_true(runfile_close(&rf, &err));
+    }
+    signal(SIGXFSZ, was);
+}
+
 /* ------------------------------------------------------------------------------------ */
 
 static int setup(void **state)
@@ -930,7 +1002,7 @@ int main(void)
         cmocka_unit_test(test_append_rejects),    cmocka_unit_test(test_config_limits),
         cmocka_unit_test(test_sigkill),           cmocka_unit_test(test_corrupt_files),
         cmocka_unit_test(test_interrupted_write), cmocka_unit_test(test_export_plain),
-        cmocka_unit_test(test_export_pgn),
+        cmocka_unit_test(test_export_pgn),        cmocka_unit_test(test_full_disk),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -26,7 +26,9 @@ struct CoordAuth {
     void *monitor; /* PAIR receiving the router's failed handshakes */
     AllowList allow;
     uint64_t generation;
-    CoordLogGate gate;
+    /* refused keys, and failed handshakes (a client without CURVE reconnects every
+     * 100 ms: its lines must not hide the others) */
+    CoordLogGate keys_gate, handshake_gate;
 };
 
 static void setopt(void *sock, int opt, const void *v, size_t len, const char *name)
@@ -138,13 +140,14 @@ int coord_auth_poll_items(CoordAuth *a, zmq_pollitem_t *items)
     return n;
 }
 
-/* One refusal line, through the gate. */
-static void refusal(CoordAuth *a, double now, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* One refusal line, through a gate. */
+static void refusal(CoordLogGate *gate, double now, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
-static void refusal(CoordAuth *a, double now, const char *fmt, ...)
+static void refusal(CoordLogGate *gate, double now, const char *fmt, ...)
 {
     uint64_t held;
-    if (!coord_log_gate(&a->gate, now, &held))
+    if (!coord_log_gate(gate, now, &held))
         return;
     char text[600];
     va_list ap;
@@ -213,9 +216,9 @@ static bool zap_answer(CoordAuth *a, double now)
     if (n < 6 || !frame_is(&f[0], "1.0")) {
         status = "500";
         text = "malformed request";
-        refusal(a, now, "refused a connection: a malformed authentication request");
+        refusal(&a->keys_gate, now, "refused a connection: a malformed authentication request");
     } else if (!frame_is(&f[5], "CURVE") || n < 7 || f[6].len != 32) {
-        refusal(a, now, "refused a connection from %s: mechanism %.32s, no CURVE key", address,
+        refusal(&a->keys_gate, now, "refused a connection from %s: mechanism %.32s, no CURVE key", address,
                 f[5].data);
     } else {
         char key[KEYS_Z85_LEN + 1];
@@ -226,7 +229,7 @@ static bool zap_answer(CoordAuth *a, double now)
             text = "OK";
             snprintf(user, sizeof user, "%s", key);
         } else {
-            refusal(a, now, "refused a connection from %s: CURVE key %s is not in %s", address,
+            refusal(&a->keys_gate, now, "refused a connection from %s: CURVE key %s is not in %s", address,
                     key, a->cfg->allow_keys);
         }
     }
@@ -261,20 +264,26 @@ static bool handshake_event(CoordAuth *a, double now)
     memcpy(&value, ev + 2, sizeof value);
     if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
         return true; /* the ZAP handler has logged it */
-    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL) {
-        refusal(a, now, "a connection on %s failed its handshake: %s", where,
+    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL && a->curve) {
+        /* the peer hung up first: it found the mismatch or could not prove a key */
+        refusal(&a->handshake_gate, now,
+                "refused a connection on %s: the handshake broke off (%s): a peer without "
+                "CURVE, or without this coordinator's public key",
+                where, zmq_strerror((int)value));
+    } else if (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL) {
+        refusal(&a->handshake_gate, now, "a connection on %s failed its handshake: %s", where,
                 zmq_strerror((int)value));
     } else if (value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH) {
-        refusal(a, now, "refused a connection on %s: %s", where,
+        refusal(&a->handshake_gate, now, "refused a connection on %s: %s", where,
                 a->curve ? "no key (the peer does not use CURVE)"
                          : "the peer uses CURVE, and this coordinator runs without keys");
     } else if (value == ZMQ_PROTOCOL_ERROR_ZMTP_CRYPTOGRAPHIC ||
                value == ZMQ_PROTOCOL_ERROR_ZMTP_KEY_EXCHANGE) {
-        refusal(a, now,
+        refusal(&a->handshake_gate, now,
                 "refused a connection on %s: its CURVE handshake failed (a wrong server key?)",
                 where);
     } else {
-        refusal(a, now, "refused a connection on %s: protocol error 0x%08x", where,
+        refusal(&a->handshake_gate, now, "refused a connection on %s: protocol error 0x%08x", where,
                 (unsigned)value);
     }
     return true;
@@ -287,8 +296,11 @@ void coord_auth_handle(CoordAuth *a, double now)
     while (handshake_event(a, now)) {
     }
     uint64_t held;
-    if (coord_log_gate_flush(&a->gate, now, &held))
-        coord_log("%llu more refused connections were not logged", (unsigned long long)held);
+    if (coord_log_gate_flush(&a->keys_gate, now, &held))
+        coord_log("%llu more connections with keys not allowed were not logged",
+                  (unsigned long long)held);
+    if (coord_log_gate_flush(&a->handshake_gate, now, &held))
+        coord_log("%llu more failed handshakes were not logged", (unsigned long long)held);
 }
 
 void coord_auth_reload(CoordAuth *a)

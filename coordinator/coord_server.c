@@ -165,6 +165,7 @@ static void send_frame(Server *s, int i, const uint8_t *frame, size_t len)
     }
 }
 static void commit(Server *s);
+static void stall(Server *s, const char *why);
 
 /* Sends m to worker i. ACKs wait for the pending flush if games wait for one; DONE
  * forces that flush first, so that a worker never leaves with a game unacknowledged. */
@@ -398,6 +399,10 @@ static void on_game(Server *s, int i)
     RunError rerr;
     if (!runfile_append_game(run->rf, &g->rec, g->pair_id, g->game_in_pair, run->players[red],
                              run->players[1 - red], g->worker_rank, &id, &rerr)) {
+        if (runfile_broken(run->rf)) {
+            stall(s, rerr.msg); /* not the game's fault: it is not acknowledged */
+            return;
+        }
         coord_log("rejected game %u of pair %llu from %s (rank %u): run file: %s", g->game_in_pair,
                   (unsigned long long)g->pair_id, w->name, g->worker_rank, rerr.msg);
         run->stats->rejected++;

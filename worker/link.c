@@ -281,8 +281,9 @@ static void handshake_failed(Link *l, uint16_t event, uint32_t value)
                        : "requires CURVE: give --curve-server-key and --curve-secret";
     else if (++l->failed_handshakes >= HANDSHAKE_FAILURES)
         why = l->curve ? "failed the CURVE handshake three times in a row: is --curve-server-key "
-                         "the coordinator's public key?"
-                       : "failed the handshake three times in a row: is it a chuhe-coordinator?";
+                         "the coordinator's public key, and does it use keys?"
+                       : "failed the handshake three times in a row: does it require CURVE "
+                         "(--curve-server-key and --curve-secret)?";
     if (why && !l->refusal[0])
         snprintf(l->refusal, sizeof l->refusal, "the coordinator at %s %s", l->endpoint, why);
 }

@@ -4,6 +4,7 @@
  *
  *   wire_client [options] ENDPOINT MODE [N]
  *     garbage      a frame that is no chuhe message
+ *     big N        a frame of N bytes that is no chuhe message
  *     version      a well-formed header with protocol version 99
  *     illegal      asks for work, then sends game 0 of its pair with the opening followed
  *                  by an illegal move
@@ -396,7 +397,7 @@ int main(int argc, char **argv)
     }
     if (argc - a < 2 || argc - a > 3) {
         fprintf(stderr, "usage: wire_client [--id NAME] [--wait S] [--server-key FILE --secret "
-                        "FILE] ENDPOINT garbage|version|illegal|request|play N|inflight|flood N\n");
+                        "FILE] ENDPOINT garbage|big N|version|illegal|request|play N|inflight|flood N\n");
         return 2;
     }
     const char *endpoint = argv[a], *mode = argv[a + 1];
@@ -420,6 +421,13 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "garbage")) {
         const char text[] = "this is not a chuhe message";
         if (zmq_send(sock, text, sizeof text - 1, 0) < 0)
+            die("zmq_send");
+        status = print_reply();
+    } else if (!strcmp(mode, "big")) {
+        static uint8_t big[1 << 20];
+        size_t n = count > 0 && count < (long)sizeof big ? (size_t)count : sizeof big;
+        memset(big, 'x', n);
+        if (zmq_send(sock, big, n, 0) < 0)
             die("zmq_send");
         status = print_reply();
     } else if (!strcmp(mode, "version")) {

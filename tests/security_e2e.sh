@@ -15,64 +15,14 @@ bindir=${1:-bin}
 coord=$bindir/chuhe-coordinator
 worker=$bindir/chuhe-worker
 client=$bindir/tests/tools/wire_client
-root=$(cd "$(dirname "$0")/.." && pwd)
-plan=36
-
-for b in "$coord" "$worker" "$client"; do
-    if [ ! -x "$b" ]; then
-        echo "1..1"
-        echo "not ok 1 - $b is missing"
-        exit 1
-    fi
-done
-if ! command -v mpirun >/dev/null 2>&1; then
-    echo "1..1"
-    echo "ok 1 - security end to end # SKIP mpirun missing"
-    exit 0
-fi
-
-echo "1..$plan"
-n=0 failed=0
-check() { # name, status (0 = pass), detail file or text
-    n=$((n + 1))
-    if [ "$2" -eq 0 ]; then
-        echo "ok $n - $1"
-    else
-        echo "not ok $n - $1"
-        if [ -f "${3:-}" ]; then sed 's/^/#   /' "$3" | tail -25; else printf '#   %s\n' "${3:-}" | tail -40; fi
-        failed=$((failed + 1))
-    fi
-}
-skip() { # name, reason
-    n=$((n + 1))
-    echo "ok $n - $1 # SKIP $2"
-}
-
-tmp=$(mktemp -d)
-pids=()
+. "$(dirname "$0")/support/e2e.sh"
+e2e_begin "security end to end" 36 "$coord" "$worker" "$client"
 mounted=
-cleanup() {
-    local p
-    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    sleep 0.2
-    for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+e2e_on_exit() {
     [ -n "$mounted" ] && umount "$mounted" 2>/dev/null
-    if [ -n "${CHUHE_TEST_KEEP:-}" ]; then echo "# logs kept in $tmp"; else rm -rf "$tmp"; fi
 }
-trap cleanup EXIT
-
-if [ "$(id -u)" -eq 0 ]; then
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-mpi_env=()
 nodes=300
-case $bindir in
-san | */san | */san/)
-    nodes=150
-    export LSAN_OPTIONS="suppressions=$root/tests/data/lsan-mpi.supp:fast_unwind_on_malloc=0:print_suppressions=0"
-    mpi_env=(-x LSAN_OPTIONS -x ASAN_OPTIONS -x UBSAN_OPTIONS)
-    ;;
-esac
+[ "$san" = 1 ] && nodes=150
 
 # Starts a coordinator in the background: log-name, args... Sets cpid and ep (with a
 # wildcard address replaced by 127.0.0.1).
@@ -93,47 +43,11 @@ start_coord() {
     return 1
 }
 
-# Waits up to $2 seconds for pid $1; sets rc (124 when it had to be killed).
-wait_for() {
-    local pid=$1 limit=$2 i
-    for i in $(seq $((limit * 10))); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-        kill -KILL "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-        rc=124
-    else
-        wait "$pid"
-        rc=$?
-    fi
-}
-
-# Waits up to $3 seconds for a line matching $2 in file $1 ($4: grep flags, e.g. -F for
-# text holding a key).
-wait_line() {
-    local i
-    for i in $(seq $(($3 * 10))); do
-        grep -q ${4:-} -- "$2" "$1" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    return 1
-}
-
 games_of() { sed -n 's/.*"games":\([0-9]*\).*/\1/p' "$tmp/$1.out" | tail -1; }
 verify() { "$coord" verify "$1" >"$tmp/verify.txt" 2>&1; }
 field() { sed -n "s/^$1 //p" "$tmp/verify.txt"; }
-key_of() { sed -n 's/^\([^ #]\{40\}\)\( .*\)\{0,1\}$/\1/p' "$1" | head -1; }
+key_of() { sed -n 's/^\([^ ]\{40\}\)\( .*\)\{0,1\}$/\1/p' "$1" | head -1; }
 acks() { grep -c '^ack stored' "$1" 2>/dev/null; }
-
-started=$(date +%s.%N)
-section() { # prints the seconds since the last section as a TAP comment
-    local now
-    now=$(date +%s.%N)
-    awk -v a="$started" -v b="$now" -v t="$1" 'BEGIN { printf "# %s: %.1f s\n", t, b - a }'
-    started=$now
-}
 
 # ---- keys ----
 keys=$tmp/keys
@@ -459,4 +373,4 @@ check "scripts/chuhe-run runs on loopback without keys" $? "$tmp/chuhe-run.txt"
 [ $? -eq 2 ] && grep -q -- '--curve-server-key and --curve-secret go together' "$tmp/half.txt"
 check "a worker with half the key options is refused" $? "$tmp/half.txt"
 section "scripts"
-[ "$failed" -eq 0 ]
+e2e_end

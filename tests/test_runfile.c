@@ -6,7 +6,7 @@
  *
  * Games are random legal games from fixed seeds, ended by the rules (rules_judge_game) or
  * by a ply cap and checked with record_validate, so a test can rebuild any game it wrote.
- * Files live in a mkdtemp() directory that the group teardown removes.
+ * Files live in a scratch directory that the group teardown removes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <dirent.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -31,22 +30,13 @@
 #include "movegen.h"
 #include "notation.h"
 #include "rules.h"
+#include "tests/support/scratch.h"
 
-static char g_dir[64];
 static Position g_pos;
 static GameRecord g_rec, g_back;
 
 static const char *const OPENING_FEN =
     "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C1N2/9/RNBAKAB1R b - - 3 2";
-
-static const char *path_in(const char *name)
-{
-    static char buf[4][320];
-    static int next;
-    char *p = buf[next++ & 3];
-    snprintf(p, sizeof buf[0], "%s/%s", g_dir, name);
-    return p;
-}
 
 static uint64_t mix(uint64_t *s)
 {
@@ -224,7 +214,7 @@ static void expect_test_games(RunFile *rf, int n)
 static void test_write_read(void **state)
 {
     (void)state;
-    const char *path = path_in("write_read.h5");
+    const char *path = scratch_path("write_read.h5");
     write_file(path, 40);
     RunFile *rf = open_read_ok(path);
     RunError err = {{0}};
@@ -277,7 +267,7 @@ static void test_write_read(void **state)
 static void test_resume(void **state)
 {
     (void)state;
-    const char *path = path_in("resume.h5");
+    const char *path = scratch_path("resume.h5");
     write_file(path, 10);
     RunError err = {{0}};
 
@@ -326,7 +316,7 @@ static void test_resume(void **state)
 static void test_append_rejects(void **state)
 {
     (void)state;
-    const char *path = path_in("rejects.h5");
+    const char *path = scratch_path("rejects.h5");
     RunFile *rf = create_ok(path);
     RunError err = {{0}};
 
@@ -390,7 +380,7 @@ static void test_config_limits(void **state)
         config[i] = (char)('a' + i % 26);
     config[RUNFILE_CONFIG_MAX + 1] = '\0';
     RunError err = {{0}};
-    const char *path = path_in("config.h5");
+    const char *path = scratch_path("config.h5");
     assert_null(runfile_create(path, config, "v", &err));
     assert_non_null(strstr(err.msg, "run_config"));
     assert_int_equal(access(path, F_OK), -1);
@@ -417,7 +407,7 @@ static void test_config_limits(void **state)
 static void test_sigkill(void **state)
 {
     (void)state;
-    const char *path = path_in("killed.h5");
+    const char *path = scratch_path("killed.h5");
     RunFile *rf = create_ok(path);
     RunError err = {{0}};
     assert_true(runfile_close(&rf, &err));
@@ -634,8 +624,8 @@ static void replace_positions(const char *path, bool drop_score)
 static void test_corrupt_files(void **state)
 {
     (void)state;
-    const char *good = path_in("good.h5");
-    const char *bad = path_in("bad.h5");
+    const char *good = scratch_path("good.h5");
+    const char *bad = scratch_path("bad.h5");
     write_file(good, 80);
     RunError err = {{0}};
     RunFile *rf = open_read_ok(good);
@@ -644,7 +634,7 @@ static void test_corrupt_files(void **state)
     size_t len;
     unsigned char *buf = slurp(good, &len);
 
-    expect_refused(path_in("no-such-file.h5"), "No such file");
+    expect_refused(scratch_path("no-such-file.h5"), "No such file");
 
     spit(bad, buf, len / 2);
     expect_refused(bad, "truncated");
@@ -707,7 +697,7 @@ static void test_corrupt_files(void **state)
 static void test_interrupted_write(void **state)
 {
     (void)state;
-    const char *path = path_in("interrupted.h5");
+    const char *path = scratch_path("interrupted.h5");
     write_file(path, 6);
     RunFile *rf = open_read_ok(path);
     uint64_t npos = runfile_position_count(rf);
@@ -787,7 +777,7 @@ static void test_interrupted_write(void **state)
 static void test_export_plain(void **state)
 {
     (void)state;
-    const char *path = path_in("export.h5");
+    const char *path = scratch_path("export.h5");
     write_file(path, 12);
     RunFile *rf = open_read_ok(path);
     RunError err = {{0}};
@@ -866,7 +856,7 @@ static int count_of(const char *text, const char *needle)
 static void test_export_pgn(void **state)
 {
     (void)state;
-    const char *path = path_in("pgn.h5");
+    const char *path = scratch_path("pgn.h5");
     write_file(path, 6);
     RunFile *rf = open_read_ok(path);
     RunError err = {{0}};
@@ -920,7 +910,7 @@ static void test_full_disk(void **state)
     assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
     void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
     for (int round = 0; round < 2; round++) {
-        const char *path = path_in(round ? "full1.h5" : "full0.h5");
+        const char *path = scratch_path(round ? "full1.h5" : "full0.h5");
         RunFile *rf = create_ok(path);
         RunError err = {{0}};
         for (int k = 0; k < 10; k++) {
@@ -977,22 +967,13 @@ static int setup(void **state)
 {
     (void)state;
     position_init();
-    snprintf(g_dir, sizeof g_dir, "/tmp/chuhe-runfile-XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
+    return scratch_create("runfile");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    DIR *d = opendir(g_dir);
-    if (!d)
-        return -1;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            unlink(path_in(e->d_name));
-    closedir(d);
-    return rmdir(g_dir);
+    return scratch_remove();
 }
 
 int main(void)

@@ -4,7 +4,7 @@
  * comments, keys with a '#' in them, every malformed line named by file and line), the
  * loopback rule for endpoints, the longest message a worker sends, and the per-worker
  * limits (token bucket, flood detection, pairs held unacknowledged).
- * Files live in a mkdtemp() directory that the group teardown removes.
+ * Files live in a scratch directory that the group teardown removes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,17 +24,8 @@
 #include "coordinator/coord_limits.h"
 #include "coordinator/keys.h"
 #include "coordinator/protocol.h"
+#include "tests/support/scratch.h"
 
-static char g_dir[64];
-
-static const char *path_in(const char *name)
-{
-    static char buf[4][320];
-    static int next;
-    char *p = buf[next++ & 3];
-    snprintf(p, sizeof buf[0], "%s/%s", g_dir, name);
-    return p;
-}
 
 static void write_text(const char *path, const char *text, mode_t mode)
 {
@@ -80,36 +70,36 @@ static void test_keygen(void **state)
     KeyPair made, back;
     KeysError err;
     char base[320];
-    snprintf(base, sizeof base, "%s", path_in("node7"));
+    snprintf(base, sizeof base, "%s", scratch_path("node7"));
     if (!keys_generate(base, &made, &err))
         fail_msg("keygen: %s", err.msg);
-    assert_int_equal(mode_of(path_in("node7.key")), 0600);
-    assert_int_equal(mode_of(path_in("node7.pub")), 0644);
+    assert_int_equal(mode_of(scratch_path("node7.key")), 0600);
+    assert_int_equal(mode_of(scratch_path("node7.pub")), 0644);
     assert_int_equal(strlen(made.public_z85), 40);
     /* the files are text: a comment and the secret; the public key and its name */
     char line[200];
     snprintf(line, sizeof line, "%s # node7\n", made.public_z85);
-    assert_string_equal(read_all(path_in("node7.pub")), line);
-    assert_non_null(strstr(read_all(path_in("node7.key")), made.secret_z85));
+    assert_string_equal(read_all(scratch_path("node7.pub")), line);
+    assert_non_null(strstr(read_all(scratch_path("node7.key")), made.secret_z85));
     /* reading the secret derives the same public key */
-    assert_true(keys_read_secret(path_in("node7.key"), &back, &err));
+    assert_true(keys_read_secret(scratch_path("node7.key"), &back, &err));
     assert_string_equal(back.secret_z85, made.secret_z85);
     assert_string_equal(back.public_z85, made.public_z85);
     char pub[41];
-    assert_true(keys_read_public(path_in("node7.pub"), pub, &err));
+    assert_true(keys_read_public(scratch_path("node7.pub"), pub, &err));
     assert_string_equal(pub, made.public_z85);
 
     /* never over an existing file: both stay as they were */
     char before[4096];
-    snprintf(before, sizeof before, "%s", read_all(path_in("node7.key")));
+    snprintf(before, sizeof before, "%s", read_all(scratch_path("node7.key")));
     assert_false(keys_generate(base, &back, &err));
     assert_non_null(strstr(err.msg, "node7.key exists"));
-    assert_string_equal(read_all(path_in("node7.key")), before);
+    assert_string_equal(read_all(scratch_path("node7.key")), before);
     /* a half pair on disk is refused too, and nothing is added */
-    write_text(path_in("half.pub"), "x\n", 0644);
-    assert_false(keys_generate(path_in("half"), &back, &err));
+    write_text(scratch_path("half.pub"), "x\n", 0644);
+    assert_false(keys_generate(scratch_path("half"), &back, &err));
     assert_non_null(strstr(err.msg, "half.pub exists"));
-    assert_int_equal(access(path_in("half.key"), F_OK), -1);
+    assert_int_equal(access(scratch_path("half.key"), F_OK), -1);
 }
 
 static void test_key_files_refused(void **state)
@@ -122,24 +112,24 @@ static void test_key_files_refused(void **state)
     KeysError err;
     fresh_keys(pub, sec);
     snprintf(text, sizeof text, "# a secret\n%s\n", sec);
-    write_text(path_in("open.key"), text, 0644);
-    assert_false(keys_read_secret(path_in("open.key"), &kp, &err));
+    write_text(scratch_path("open.key"), text, 0644);
+    assert_false(keys_read_secret(scratch_path("open.key"), &kp, &err));
     assert_non_null(strstr(err.msg, "mode is 0644 (chmod 600"));
-    assert_int_equal(chmod(path_in("open.key"), 0600), 0);
-    assert_true(keys_read_secret(path_in("open.key"), &kp, &err));
+    assert_int_equal(chmod(scratch_path("open.key"), 0600), 0);
+    assert_true(keys_read_secret(scratch_path("open.key"), &kp, &err));
 
-    write_text(path_in("two.key"), "", 0600);
+    write_text(scratch_path("two.key"), "", 0600);
     snprintf(text, sizeof text, "%s\n%s\n", sec, sec);
-    write_text(path_in("two.key"), text, 0600);
-    assert_false(keys_read_secret(path_in("two.key"), &kp, &err));
+    write_text(scratch_path("two.key"), text, 0600);
+    assert_false(keys_read_secret(scratch_path("two.key"), &kp, &err));
     assert_non_null(strstr(err.msg, "two.key:2: a second key"));
 
-    write_text(path_in("empty.pub"), "# nothing here\n\n", 0644);
-    assert_false(keys_read_public(path_in("empty.pub"), pub, &err));
+    write_text(scratch_path("empty.pub"), "# nothing here\n\n", 0644);
+    assert_false(keys_read_public(scratch_path("empty.pub"), pub, &err));
     assert_non_null(strstr(err.msg, "no key"));
-    assert_false(keys_read_public(path_in("missing.pub"), pub, &err));
+    assert_false(keys_read_public(scratch_path("missing.pub"), pub, &err));
     assert_non_null(strstr(err.msg, "missing.pub: No such file"));
-    assert_false(keys_read_public(g_dir, pub, &err));
+    assert_false(keys_read_public(scratch_dir(), pub, &err));
     assert_non_null(strstr(err.msg, "not a regular file"));
 }
 
@@ -173,7 +163,7 @@ static void test_allow_list(void **state)
              "   %s\t#   node2 rank 0-31  \n"
              "%s\n",
              a, b, c);
-    const char *path = path_in("allowed");
+    const char *path = scratch_path("allowed");
     write_text(path, text, 0644);
     AllowList l;
     KeysError err;
@@ -199,7 +189,7 @@ static void test_allow_list(void **state)
 
 static void expect_list_error(const char *text, const char *message)
 {
-    const char *path = path_in("bad-list");
+    const char *path = scratch_path("bad-list");
     write_text(path, text, 0644);
     AllowList l = {NULL, 5};
     KeysError err;
@@ -238,7 +228,7 @@ static void test_allow_list_errors(void **state)
     text[701] = '\0';
     expect_list_error(text, ":1: longer than 512 bytes");
     /* a NUL inside a line */
-    const char *path = path_in("nul-list");
+    const char *path = scratch_path("nul-list");
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fprintf(f, "%s\n", a);
@@ -425,22 +415,13 @@ static void test_pairs_held(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(g_dir, sizeof g_dir, "/tmp/chuhe-security-XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
+    return scratch_create("security");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    DIR *d = opendir(g_dir);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)))
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-                unlink(path_in(e->d_name));
-        closedir(d);
-    }
-    return rmdir(g_dir);
+    return scratch_remove();
 }
 
 int main(void)

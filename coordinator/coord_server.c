@@ -164,15 +164,13 @@ static void send_frame(Server *s, int i, const uint8_t *frame, size_t len)
                       held_back ? " (and more lines like this)" : "");
     }
 }
+
 static void commit(Server *s);
 static void stall(Server *s, const char *why);
 
-/* Sends m to worker i. ACKs wait for the pending flush if games wait for one; DONE
- * forces that flush first, so that a worker never leaves with a game unacknowledged. */
+/* Sends m to worker i. ACKs wait for the pending flush if games wait for one. */
 static void send_to(Server *s, int i, const ProtoMsg *m)
 {
-    if (m->type == PROTO_DONE && (s->dirty || s->nout))
-        commit(s);
     ProtoError perr;
     size_t len = proto_encode(m, s->buf, PROTO_MAX_MESSAGE, &perr);
     if (!len)
@@ -203,8 +201,14 @@ static void send_to(Server *s, int i, const ProtoMsg *m)
     memcpy(d->frame, s->buf, len);
 }
 
+/* DONE forces the pending flush first, so that a worker never leaves with a game
+ * unacknowledged; while the run file cannot be written it becomes a WAIT. */
 static void send_simple(Server *s, int i, ProtoType type)
 {
+    if (type == PROTO_DONE && (s->dirty || s->nout))
+        commit(s);
+    if (type == PROTO_DONE && s->stalled)
+        type = PROTO_WAIT;
     ProtoMsg m;
     proto_init(&m, type);
     if (type == PROTO_WAIT)

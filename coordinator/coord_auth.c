@@ -218,8 +218,8 @@ static bool zap_answer(CoordAuth *a, double now)
         text = "malformed request";
         refusal(&a->keys_gate, now, "refused a connection: a malformed authentication request");
     } else if (!frame_is(&f[5], "CURVE") || n < 7 || f[6].len != 32) {
-        refusal(&a->keys_gate, now, "refused a connection from %s: mechanism %.32s, no CURVE key", address,
-                f[5].data);
+        refusal(&a->keys_gate, now, "refused a connection from %s: mechanism %.32s, no CURVE key",
+                address, f[5].data);
     } else {
         char key[KEYS_Z85_LEN + 1];
         keys_encode((const unsigned char *)f[6].data, key);
@@ -229,8 +229,8 @@ static bool zap_answer(CoordAuth *a, double now)
             text = "OK";
             snprintf(user, sizeof user, "%s", key);
         } else {
-            refusal(&a->keys_gate, now, "refused a connection from %s: CURVE key %s is not in %s", address,
-                    key, a->cfg->allow_keys);
+            refusal(&a->keys_gate, now, "refused a connection from %s: CURVE key %s is not in %s",
+                    address, key, a->cfg->allow_keys);
         }
     }
     send_part(a->zap, "1.0", 3, true);

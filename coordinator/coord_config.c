@@ -406,8 +406,8 @@ int coord_worker_message_max(int max_plies)
 {
     /* GAME: run_id, pair_id, game_in_pair, worker_rank, str start_fen, u16 nplies, the
      * plies, outcome, reason */
-    int game = PROTO_HEADER_SIZE + 8 + 8 + 1 + 4 + 2 + PROTO_FEN_MAX + 2 +
-               max_plies * PROTO_PLY_SIZE + 2;
+    int game =
+        PROTO_HEADER_SIZE + 8 + 8 + 1 + 4 + 2 + PROTO_FEN_MAX + 2 + max_plies * PROTO_PLY_SIZE + 2;
     int error = PROTO_HEADER_SIZE + 2 + PROTO_TEXT_MAX;
     int hello = PROTO_HEADER_SIZE + 12 + 2 + PROTO_HOST_MAX + 2 + PROTO_VERSION_MAX;
     int most = game > error ? game : error;

@@ -23,8 +23,8 @@
 
 enum {
     COORD_PATH_MAX = 1024,
-    COORD_MAX_INFLIGHT_CAP = 64,    /* the highest --max-inflight */
-    COORD_DEFAULT_MAX_INFLIGHT = 8, /* pairs a worker may hold unacknowledged */
+    COORD_MAX_INFLIGHT_CAP = 64,     /* the highest --max-inflight */
+    COORD_DEFAULT_MAX_INFLIGHT = 8,  /* pairs a worker may hold unacknowledged */
     COORD_DEFAULT_RATE_LIMIT = 1000, /* messages a second per worker */
     COORD_ENDPOINT_MAX = 256,
     COORD_DEFAULT_NODES = 10000, /* when no --nodes, --depth or --movetime is given */

@@ -157,7 +157,8 @@ static FILE *open_key_file(const char *path, bool secret, KeysError *err)
         return NULL;
     }
     if (secret && (st.st_mode & 077)) {
-        fail(err, "%s: a secret key must be private to its owner, but its mode is %04o (chmod 600 %s)",
+        fail(err,
+             "%s: a secret key must be private to its owner, but its mode is %04o (chmod 600 %s)",
              path, (unsigned)(st.st_mode & 07777), path);
         fclose(f);
         return NULL;
@@ -251,8 +252,8 @@ bool keys_generate(const char *basename, KeyPair *out, KeysError *err)
     if (!keys_curve_available())
         return fail(err, "this libzmq has no CURVE support (zmq_has(\"curve\") is false)");
     char secret_path[4096], public_path[4096];
-    if (!basename[0] || snprintf(secret_path, sizeof secret_path, "%s.key", basename) >=
-                            (int)sizeof secret_path)
+    if (!basename[0] ||
+        snprintf(secret_path, sizeof secret_path, "%s.key", basename) >= (int)sizeof secret_path)
         return fail(err, "keygen: '%s' is not a usable base name", basename);
     snprintf(public_path, sizeof public_path, "%s.pub", basename);
     const char *paths[2] = {secret_path, public_path};

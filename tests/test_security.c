@@ -26,7 +26,6 @@
 #include "coordinator/protocol.h"
 #include "tests/support/scratch.h"
 
-
 static void write_text(const char *path, const char *text, mode_t mode)
 {
     FILE *f = fopen(path, "w");
@@ -246,12 +245,14 @@ static void test_loopback_rule(void **state)
 {
     (void)state;
     const char *local[] = {"tcp://127.0.0.1:5555", "tcp://127.0.0.1:*", "tcp://127.3.2.1:1",
-                           "tcp://localhost:5555", "tcp://[::1]:5555",   "tcp://::1:5555",
+                           "tcp://localhost:5555", "tcp://[::1]:5555",  "tcp://::1:5555",
                            "tcp://lo:5555",        "ipc:///tmp/chuhe",  "inproc://chuhe"};
-    const char *open[] = {"tcp://*:5555",       "tcp://0.0.0.0:5555", "tcp://[::]:5555",
-                          "tcp://10.0.0.7:5555", "tcp://eth0:5555",    "tcp://node7:5555",
-                          "tcp://128.0.0.1:1",  "tcp://127.0.0.1.9:1", "tcp://127.0.0.256:1",
-                          "pgm://eth0;239.192.1.1:5555", "ws://127.0.0.1:80"};
+    const char *open[] = {"tcp://*:5555",        "tcp://0.0.0.0:5555",
+                          "tcp://[::]:5555",     "tcp://10.0.0.7:5555",
+                          "tcp://eth0:5555",     "tcp://node7:5555",
+                          "tcp://128.0.0.1:1",   "tcp://127.0.0.1.9:1",
+                          "tcp://127.0.0.256:1", "pgm://eth0;239.192.1.1:5555",
+                          "ws://127.0.0.1:80"};
     for (size_t i = 0; i < sizeof local / sizeof *local; i++)
         if (!coord_endpoint_is_local(local[i]))
             fail_msg("%s should be local", local[i]);
@@ -427,10 +428,10 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_keygen),           cmocka_unit_test(test_key_files_refused),
-        cmocka_unit_test(test_allow_list),       cmocka_unit_test(test_allow_list_errors),
-        cmocka_unit_test(test_loopback_rule),    cmocka_unit_test(test_worker_message_max),
-        cmocka_unit_test(test_rate_limit),       cmocka_unit_test(test_pairs_held),
+        cmocka_unit_test(test_keygen),        cmocka_unit_test(test_key_files_refused),
+        cmocka_unit_test(test_allow_list),    cmocka_unit_test(test_allow_list_errors),
+        cmocka_unit_test(test_loopback_rule), cmocka_unit_test(test_worker_message_max),
+        cmocka_unit_test(test_rate_limit),    cmocka_unit_test(test_pairs_held),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

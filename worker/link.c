@@ -37,10 +37,10 @@ struct Link {
     size_t hello_len;
     int connects;
     bool curve;
-    bool up;                /* the current connection finished its handshake */
-    int failed_handshakes;  /* in a row */
+    bool up;               /* the current connection finished its handshake */
+    int failed_handshakes; /* in a row */
     char endpoint[256];
-    char refusal[400];      /* why the coordinator refused us; "" */
+    char refusal[400]; /* why the coordinator refused us; "" */
     uint32_t rank;
     int64_t timeout_ms;
     Pending *pending;
@@ -86,10 +86,8 @@ Link *link_open(void *ctx, const char *endpoint, const char *identity, uint32_t 
     l->curve = server_key != NULL;
     if (l->curve) {
         setopt(l->sock, ZMQ_CURVE_SERVERKEY, server_key, KEYS_Z85_LEN, "ZMQ_CURVE_SERVERKEY");
-        setopt(l->sock, ZMQ_CURVE_PUBLICKEY, keys->public_z85, KEYS_Z85_LEN,
-               "ZMQ_CURVE_PUBLICKEY");
-        setopt(l->sock, ZMQ_CURVE_SECRETKEY, keys->secret_z85, KEYS_Z85_LEN,
-               "ZMQ_CURVE_SECRETKEY");
+        setopt(l->sock, ZMQ_CURVE_PUBLICKEY, keys->public_z85, KEYS_Z85_LEN, "ZMQ_CURVE_PUBLICKEY");
+        setopt(l->sock, ZMQ_CURVE_SECRETKEY, keys->secret_z85, KEYS_Z85_LEN, "ZMQ_CURVE_SECRETKEY");
     }
     /* Connection events tell a new connection (a restarted coordinator, a network
      * break) from the first, so that HELLO and the unacknowledged games go out again at

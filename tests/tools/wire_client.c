@@ -197,7 +197,8 @@ static bool random_game(const ProtoWork *w, unsigned g, ProtoMsg *out)
         }
         MoveList list;
         gen_legal(&pos, &list);
-        RecordPly p = {.move = list.moves[mix(&seed) % (unsigned)list.count], .depth = 1, .nodes = 1};
+        RecordPly p = {
+            .move = list.moves[mix(&seed) % (unsigned)list.count], .depth = 1, .nodes = 1};
         p.best = p.move;
         p.flags = record_move_flags(&pos, p.move);
         record_push(r, &p);
@@ -396,8 +397,9 @@ int main(int argc, char **argv)
             break;
     }
     if (argc - a < 2 || argc - a > 3) {
-        fprintf(stderr, "usage: wire_client [--id NAME] [--wait S] [--server-key FILE --secret "
-                        "FILE] ENDPOINT garbage|big N|version|illegal|request|play N|inflight|flood N\n");
+        fprintf(stderr,
+                "usage: wire_client [--id NAME] [--wait S] [--server-key FILE --secret "
+                "FILE] ENDPOINT garbage|big N|version|illegal|request|play N|inflight|flood N\n");
         return 2;
     }
     const char *endpoint = argv[a], *mode = argv[a + 1];

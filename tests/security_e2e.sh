@@ -277,6 +277,7 @@ if command -v prlimit >/dev/null 2>&1; then
     check "a file size limit reached: the coordinator says why in one line and stops taking work" $? \
         "$tmp/full.err"
 
+    sleep 1 # a progress line after the stall
     stalled=$(acks "$tmp/f1.txt")
     g1=$(games_of full)
     "$client" --id asker --wait 5 "$ep" request >"$tmp/f2.txt" 2>&1
@@ -336,6 +337,7 @@ if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=6m tmpfs "$disk" 2>/dev/null; 
     for i in $(seq 600); do [ "$(games_of disk)" -ge 2 ] 2>/dev/null && break; sleep 0.1; done
     dd if=/dev/zero of="$disk/filler" bs=64k 2>/dev/null
     wait_line "$tmp/disk.err" 'cannot write the run file: .*No space left on device' 15
+    sleep 1 # a progress line after the stall
     g1=$(games_of disk)
     sleep 3
     [ "$(games_of disk)" = "$g1" ] && [ "$g1" -lt 30 ] && kill -0 "$mpid" && kill -0 "$dcpid"

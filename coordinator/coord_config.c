@@ -125,7 +125,8 @@ static const Opt OPTS[] = {
     {"--draw-score", OPT_INT, FIELD(draw_score), 0, VALUE_MATE, OPT_RUN, "CP",
      "draw adjudication score"},
     {"--bind", OPT_TEXT, FIELD(bind), 0, 0, 0, "ENDPOINT",
-     "ZeroMQ endpoint to bind (default tcp://*:5555; tcp://127.0.0.1:* picks a free port)"},
+     "ZeroMQ endpoint to bind (default tcp://127.0.0.1:5555, tcp://*:5555 with keys or "
+     "--open-network; tcp://127.0.0.1:* picks a free port)"},
     {"--out", OPT_PATH, FIELD(out), 0, 0, 0, "FILE",
      "run file; an existing one is resumed with its stored settings (default run.h5)"},
     {"--json", OPT_FLAG, FIELD(json), 0, 0, 0, NULL,
@@ -140,6 +141,20 @@ static const Opt OPTS[] = {
      "write every stored game as PGN to FILE when the run ends"},
     {"--rating-interval", OPT_INT, FIELD(rating_interval), 0, 1000000000, 0, "N",
      "log the match statistics every N stored games"},
+    {"--curve-secret", OPT_PATH, FIELD(curve_secret), 0, 0, 0, "FILE",
+     "CURVE: this coordinator's secret key (chuhe-coordinator keygen); needs --allow-keys"},
+    {"--allow-keys", OPT_PATH, FIELD(allow_keys), 0, 0, 0, "FILE",
+     "CURVE: the workers' public keys, one per line; SIGHUP reads the file again"},
+    {"--open-network", OPT_FLAG, FIELD(open_network), 0, 0, 0, NULL,
+     "without keys, bind a non-loopback endpoint anyway (a trusted network only)"},
+    {"--max-message", OPT_INT, FIELD(max_message), 256, PROTO_MAX_MESSAGE, 0, "BYTES",
+     "a worker sending a longer message is disconnected (default 16384)"},
+    {"--max-inflight", OPT_INT, FIELD(max_inflight), 1, COORD_MAX_INFLIGHT_CAP, 0, "N",
+     "no new pair for a worker holding N pairs not yet acknowledged (default 8)"},
+    {"--rate-limit", OPT_DOUBLE, FIELD(rate_limit), 0, 1e7, 0, "N",
+     "messages a second per worker; more are dropped (default 1000, 0: no limit)"},
+    {"--rate-burst", OPT_DOUBLE, FIELD(rate_burst), 0, 1e8, 0, "N",
+     "messages a worker may send at once (default: two seconds of --rate-limit)"},
 /* Engines 2 and up: the per-engine options of red and black under a number. */
 /* clang-format off */
 #define ENGINE_OPTS(k)                                                                            \
@@ -189,11 +204,13 @@ void coord_config_defaults(CoordConfig *c)
     c->random_plies = COORD_DEFAULT_RANDOM_PLIES;
     c->max_plies = COORD_DEFAULT_MAX_PLIES;
     c->timemargin = 100;
-    snprintf(c->bind, sizeof c->bind, "%s", COORD_DEFAULT_BIND);
     snprintf(c->out, sizeof c->out, "run.h5");
     c->heartbeat_timeout = 30;
     c->drain_timeout = 30;
     c->progress_interval = 1;
+    c->max_message = PROTO_MAX_MESSAGE;
+    c->max_inflight = COORD_DEFAULT_MAX_INFLIGHT;
+    c->rate_limit = COORD_DEFAULT_RATE_LIMIT;
 }
 
 /* The engine N of an option "--X-N" (N >= 2); 0 for the other options. */
@@ -504,6 +521,87 @@ static bool check(const CoordConfig *c, CoordError *err)
         return fail(err, "--opening-format, -order, -start and -plies need --openings");
     if (c->games > (uint64_t)1 << 40)
         return fail(err, "--games: too many");
+    if (c->max_message < coord_worker_message_max(c->max_plies))
+        return fail(err,
+                    "--max-message %d is below the longest message a worker sends in this run "
+                    "(%d bytes: a game of %d plies)",
+                    c->max_message, coord_worker_message_max(c->max_plies), c->max_plies);
+    return true;
+}
+
+int coord_worker_message_max(int max_plies)
+{
+    /* GAME: run_id, pair_id, game_in_pair, worker_rank, str start_fen, u16 nplies, the
+     * plies, outcome, reason */
+    int game =
+        PROTO_HEADER_SIZE + 8 + 8 + 1 + 4 + 2 + PROTO_FEN_MAX + 2 + max_plies * PROTO_PLY_SIZE + 2;
+    int error = PROTO_HEADER_SIZE + 2 + PROTO_TEXT_MAX;
+    int hello = PROTO_HEADER_SIZE + 12 + 2 + PROTO_HOST_MAX + 2 + PROTO_VERSION_MAX;
+    int most = game > error ? game : error;
+    return most > hello ? most : hello;
+}
+
+/* The host of a tcp:// endpoint: "127.0.0.1" of "tcp://127.0.0.1:5555", "::1" of
+ * "tcp://[::1]:5555"; false when there is none. */
+static bool tcp_host(const char *endpoint, char *host, size_t size)
+{
+    if (strncmp(endpoint, "tcp://", 6))
+        return false;
+    const char *h = endpoint + 6;
+    const char *semi = strchr(h, ';'); /* a source address comes first: "src;dst" */
+    if (semi)
+        h = semi + 1;
+    size_t n;
+    if (*h == '[') {
+        const char *close = strchr(h, ']');
+        if (!close)
+            return false;
+        h++;
+        n = (size_t)(close - h);
+    } else {
+        const char *colon = strrchr(h, ':');
+        n = colon ? (size_t)(colon - h) : strlen(h);
+    }
+    if (n >= size)
+        return false;
+    memcpy(host, h, n);
+    host[n] = '\0';
+    return true;
+}
+
+bool coord_endpoint_is_local(const char *endpoint)
+{
+    if (!strncmp(endpoint, "ipc://", 6) || !strncmp(endpoint, "inproc://", 9))
+        return true;
+    char host[COORD_ENDPOINT_MAX];
+    if (!tcp_host(endpoint, host, sizeof host))
+        return false;
+    if (!strcmp(host, "localhost") || !strcmp(host, "::1") || !strcmp(host, "lo"))
+        return true;
+    /* 127.0.0.0/8, written as four decimal numbers */
+    unsigned a, b, c2, d;
+    char extra;
+    return sscanf(host, "%u.%u.%u.%u%c", &a, &b, &c2, &d, &extra) == 4 && a == 127 && b < 256 &&
+           c2 < 256 && d < 256;
+}
+
+bool coord_config_check_network(CoordConfig *c, CoordError *err)
+{
+    bool curve = c->curve_secret[0] != '\0';
+    if (curve != (c->allow_keys[0] != '\0'))
+        return fail(err, "--curve-secret and --allow-keys go together: the coordinator's own "
+                         "key and the keys of the workers it lets in");
+    if (!c->bind[0])
+        snprintf(c->bind, sizeof c->bind, "%s",
+                 curve || c->open_network ? COORD_DEFAULT_BIND_OPEN : COORD_DEFAULT_BIND_LOCAL);
+    if (!curve && !c->open_network && !coord_endpoint_is_local(c->bind))
+        return fail(err,
+                    "--bind %s: without keys a coordinator binds only loopback endpoints "
+                    "(tcp://127.0.0.1:PORT, tcp://[::1]:PORT, ipc://...), since anyone who "
+                    "reaches it could take work and store games; give --curve-secret and "
+                    "--allow-keys (see chuhe-coordinator keygen), or --open-network on a "
+                    "trusted network",
+                    c->bind);
     return true;
 }
 

@@ -23,6 +23,9 @@
 
 enum {
     COORD_PATH_MAX = 1024,
+    COORD_MAX_INFLIGHT_CAP = 64,     /* the highest --max-inflight */
+    COORD_DEFAULT_MAX_INFLIGHT = 8,  /* pairs a worker may hold unacknowledged */
+    COORD_DEFAULT_RATE_LIMIT = 1000, /* messages a second per worker */
     COORD_ENDPOINT_MAX = 256,
     COORD_DEFAULT_NODES = 10000, /* when no --nodes, --depth or --movetime is given */
     COORD_DEFAULT_RANDOM_PLIES = 8,
@@ -32,7 +35,9 @@ enum {
     COORD_OPTS_MAX = 512,   /* entries of the option table */
 };
 
-#define COORD_DEFAULT_BIND "tcp://*:5555"
+/* Without keys and --open-network only loopback endpoints may be bound. */
+#define COORD_DEFAULT_BIND_OPEN "tcp://*:5555"
+#define COORD_DEFAULT_BIND_LOCAL "tcp://127.0.0.1:5555"
 #define COORD_CONFIG_FORMAT "chuhe-coordinator run config 1"
 
 typedef struct {
@@ -85,6 +90,15 @@ typedef struct {
     double progress_interval; /* s between progress lines */
     char pgnout[COORD_PATH_MAX]; /* PGN of every stored game, written at the end; "" none */
     int rating_interval;         /* games between logged rating lines; 0: none */
+
+    /* Security and limits (session settings too). */
+    char curve_secret[COORD_PATH_MAX]; /* the coordinator's secret key; "" plain */
+    char allow_keys[COORD_PATH_MAX];   /* the workers' public keys */
+    bool open_network;                 /* plain mode on a non-loopback endpoint */
+    int max_message;                   /* bytes of a worker's message (ZMQ_MAXMSGSIZE) */
+    int max_inflight;                  /* pairs a worker holds unacknowledged */
+    double rate_limit;                 /* messages a second per worker; 0: no limit */
+    double rate_burst;                 /* messages at once; 0: two seconds' worth */
 } CoordConfig;
 
 /* Which options the command line gave (indexed by the option table, opaque). */
@@ -133,6 +147,19 @@ void coord_engine_limits(const CoordConfig *c, int e, CoordLimits *out);
 
 /* The option suffix of engine e: "red", "black", then "2", "3"... */
 const char *coord_engine_suffix(int e, char buf[16]);
+
+/* The coordinator's network rule, checked before any file is touched: CURVE needs both
+ * key options; without keys only a loopback endpoint may be bound (127.0.0.0/8, ::1,
+ * localhost, ipc://, inproc://) unless --open-network is given. Fills in the default
+ * endpoint of the mode when --bind is not given. */
+bool coord_config_check_network(CoordConfig *c, CoordError *err);
+
+/* Whether a ZeroMQ endpoint is reachable from this machine only. */
+bool coord_endpoint_is_local(const char *endpoint);
+
+/* The longest message a worker sends in a run with this move limit (a GAME of max_plies
+ * plies with the longest FEN, or an ERROR). */
+int coord_worker_message_max(int max_plies);
 
 /* The option list for --help. */
 void coord_config_usage(FILE *f);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coord_auth.h"
 #include "coord_cli.h"
 #include "coord_config.h"
 #include "coord_log.h"
@@ -18,6 +19,7 @@
 #include "coord_stats.h"
 #include "coord_tools.h"
 #include "export.h"
+#include "keys.h"
 #include "position.h"
 #include "runfile.h"
 #include "stats.h"
@@ -31,6 +33,8 @@ static void usage(FILE *f)
                "                         [--skip-captures] [--max-score CP]  > out.plain\n"
                "       chuhe-coordinator export pgn RUN.h5 [--no-comments]    > out.pgn\n"
                "       chuhe-coordinator verify RUN.h5   replay every stored game\n"
+               "       chuhe-coordinator keygen NAME     write a CURVE key pair: NAME.key\n"
+               "                         (secret, mode 0600) and NAME.pub\n"
                "       chuhe-coordinator stats --penta LL,LD,D,WD,WW | --wdl W,D,L\n"
                "                         [-sprt elo0=X elo1=Y alpha=A beta=B model=M]\n"
                "       chuhe-coordinator --help | --version\n"
@@ -316,6 +320,10 @@ static int serve(int argc, char **argv)
         fprintf(stderr, "chuhe-coordinator: %s\n", cerr.msg);
         return 2;
     }
+    if (!coord_config_check_network(&cfg, &cerr) || !coord_auth_check(&cfg, &cerr)) {
+        fprintf(stderr, "chuhe-coordinator: %s\n", cerr.msg);
+        return 2;
+    }
     uint16_t players[COORD_MAX_ENGINES];
     Schedule sched;
     bool exists = access(cfg.out, F_OK) == 0;
@@ -380,6 +388,25 @@ static int serve(int argc, char **argv)
     return st == SERVE_INTERRUPTED ? 128 + signo : 0;
 }
 
+/* `keygen NAME`: a CURVE key pair for the coordinator or a worker. */
+static int keygen_tool(int argc, char **argv)
+{
+    if (argc != 1 || argv[0][0] == '-') {
+        fprintf(stderr, "usage: chuhe-coordinator keygen NAME   (writes NAME.key and NAME.pub)\n");
+        return 2;
+    }
+    KeyPair pair;
+    KeysError err;
+    if (!keys_generate(argv[0], &pair, &err)) {
+        fprintf(stderr, "chuhe-coordinator keygen: %s\n", err.msg);
+        return 1;
+    }
+    printf("wrote %s.key (secret key, mode 0600) and %s.pub (public key %s)\n", argv[0], argv[0],
+           pair.public_z85);
+    memset(&pair, 0, sizeof pair);
+    return 0;
+}
+
 /* `stats`: the match statistics of given counts, as the live report prints them. */
 static int stats_tool(int argc, char **argv)
 {
@@ -414,6 +441,8 @@ int main(int argc, char **argv)
         return stats_tool(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "verify"))
         return coord_tool_verify(argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "keygen"))
+        return keygen_tool(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "run"))
         return serve(argc - 2, argv + 2);
     if (argc > 1 && argv[1][0] != '-') {

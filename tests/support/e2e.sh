@@ -1,15 +1,28 @@
-# Shared by the end-to-end shell tests that run a coordinator and MPI workers (sourced,
-# not run): TAP output, a temporary directory cleaned up with the processes left in
-# pids, mpirun as root, and the sanitizer build's environment.
+# Helpers of the end-to-end shell tests, sourced by tests/*_e2e.sh (not a test itself):
+# the TAP plan and lines, a scratch directory removed at exit together with the processes
+# the test started, the MPI environment (root, sanitizer builds) and waits with deadlines.
 #
-#   e2e_begin "what is tested" PLAN BINARY...   exits with one TAP line when a binary
-#                                               or mpirun is missing; sets tmp, pids,
-#                                               san (1 for bin/san), mpi_env
-#   check NAME STATUS [DETAIL-FILE-OR-TEXT]     one TAP line; the detail when it fails
-#   skip NAME REASON
+#   e2e_begin NAME PLAN PROGRAMS...   checks the programs and mpirun (one SKIP line without
+#                                     it) and prints the plan; sets tmp, pids (add the
+#                                     background pids to it), mpi_env (mpirun -x flags),
+#                                     san (1 in a sanitizer build) and root (the repository)
+#   check NAME STATUS [DETAIL]        "ok N - NAME", or "not ok N - NAME" followed by the
+#                                     detail: the tail of a file, or text
+#   skip NAME REASON                  "ok N - NAME # SKIP REASON"
+#   wait_for PID SECONDS              waits, kills past the limit; sets rc (124: killed)
+#   wait_line FILE PATTERN SECONDS [GREP-FLAGS]
+#                                     waits for a line (-F for text holding a key)
+#   section TITLE                     the seconds since the last section, as a comment
+#   e2e_end                           the exit status: 0 when no check failed
+#   e2e_run NAME ARGS...              a coordinator and two worker ranks (see below)
+#   summary NAME, field NAME KEY      the final JSON line of a run, one of its fields
+# A test may define e2e_on_exit, which runs at exit once its processes are stopped.
+# CHUHE_TEST_KEEP=1 keeps tmp.
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 e2e_begin() {
-    local what=$1 plan=$2 b
+    local name=$1 plan=$2 b
     shift 2
     for b in "$@"; do
         if [ ! -x "$b" ]; then
@@ -20,11 +33,11 @@ e2e_begin() {
     done
     if ! command -v mpirun >/dev/null 2>&1; then
         echo "1..1"
-        echo "ok 1 - $what # SKIP mpirun missing"
+        echo "ok 1 - $name # SKIP mpirun missing"
         exit 0
     fi
     echo "1..$plan"
-    n=0
+    n=0 failed=0
     tmp=$(mktemp -d)
     pids=()
     trap e2e_cleanup EXIT
@@ -32,20 +45,24 @@ e2e_begin() {
         export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     fi
     mpi_env=()
-    san=
+    san=0
     case $bindir in
     san | */san | */san/)
         san=1
         # OpenMPI's own allocations at MPI_Init are not chuhe's leaks.
-        export LSAN_OPTIONS="suppressions=$PWD/tests/data/lsan-mpi.supp:fast_unwind_on_malloc=0:print_suppressions=0"
+        export LSAN_OPTIONS="suppressions=$root/tests/data/lsan-mpi.supp:fast_unwind_on_malloc=0:print_suppressions=0"
         mpi_env=(-x LSAN_OPTIONS -x ASAN_OPTIONS -x UBSAN_OPTIONS)
         ;;
     esac
+    e2e_started=$(date +%s.%N)
 }
 
 e2e_cleanup() {
     local p
     for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
+    sleep 0.2
+    for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+    declare -F e2e_on_exit >/dev/null && e2e_on_exit
     if [ -n "${CHUHE_TEST_KEEP:-}" ]; then echo "# logs kept in $tmp"; else rm -rf "$tmp"; fi
 }
 
@@ -55,13 +72,50 @@ check() {
         echo "ok $n - $1"
     else
         echo "not ok $n - $1"
-        if [ -f "${3:-}" ]; then sed 's/^/#   /' "$3" | tail -25; else printf '#   %s\n' "${3:-}"; fi
+        if [ -f "${3:-}" ]; then sed 's/^/#   /' "$3" | tail -25; else printf '#   %s\n' "${3:-}" | tail -40; fi
+        failed=$((failed + 1))
     fi
 }
 
 skip() {
     n=$((n + 1))
     echo "ok $n - $1 # SKIP $2"
+}
+
+wait_for() {
+    local pid=$1 limit=$2 i
+    for i in $(seq $((limit * 10))); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        kill -KILL "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+        rc=124
+    else
+        wait "$pid"
+        rc=$?
+    fi
+}
+
+wait_line() {
+    local i
+    for i in $(seq $(($3 * 10))); do
+        grep -q ${4:-} -- "$2" "$1" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+section() {
+    local now
+    now=$(date +%s.%N)
+    awk -v a="$e2e_started" -v b="$now" -v t="$1" 'BEGIN { printf "# %s: %.1f s\n", t, b - a }'
+    e2e_started=$now
+}
+
+e2e_end() {
+    [ "$failed" -eq 0 ]
 }
 
 # e2e_run NAME COORDINATOR-ARGS...: a coordinator on a free port ($coord, --out

@@ -86,6 +86,11 @@ typedef enum { T_GAMES, T_POSITIONS, T_PLAYERS, T_NB } TableId;
 
 enum { GAME_READ_BLOCK = 4096 }; /* /games rows read at once while opening */
 
+/* The most rows one flush can add: positions stay below RUNFILE_BATCH_POSITIONS until
+ * the game that reaches it; games have no such bound (a game may have no plies), but the
+ * coordinator flushes every second or few dozen games, so a million is generous. */
+enum { TAIL_POSITIONS_MAX = RUNFILE_BATCH_POSITIONS + RECORD_MAX_PLIES, TAIL_GAMES_MAX = 1 << 20 };
+
 typedef struct {
     const char *name;
     const Column *cols;
@@ -1056,6 +1061,16 @@ static bool load(RunFile *rf, uint64_t extent[T_NB], RunError *err)
     uint64_t games = 0, positions = 0;
     if (!load_games(rf, extent[T_GAMES], extent[T_POSITIONS], &games, &positions, err))
         return false;
+    /* An interrupted flush leaves at most one batch of rows past the stored ones. A longer
+     * tail is damage, not a kill, and dropping it on append would keep HDF5 busy for a
+     * time that grows with the rows (2^47 of them: for ever). */
+    if (extent[T_POSITIONS] - positions > TAIL_POSITIONS_MAX ||
+        extent[T_GAMES] - games > TAIL_GAMES_MAX)
+        return fail(err, rf->path,
+                    "%llu game rows and %llu position rows past the stored ones: more than "
+                    "an interrupted write leaves",
+                    (unsigned long long)(extent[T_GAMES] - games),
+                    (unsigned long long)(extent[T_POSITIONS] - positions));
     rf->stored[T_GAMES] = games;
     rf->stored[T_POSITIONS] = rf->npositions = positions;
     if (games < extent[T_GAMES] || positions < extent[T_POSITIONS])

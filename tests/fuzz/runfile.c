@@ -73,17 +73,9 @@ static uint64_t take(Input *in, int bytes)
 
 /* ---- the valid file every input starts from -------------------------------------- */
 
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-/* A random legal game of at most `plies` plies, drawn by the move limit unless the rules
- * end it first. */
-static void make_game(GameRecord *r, uint64_t seed, int plies)
+/* A legal game of at most `plies` plies picked by seed, drawn by the move limit unless
+ * the rules end it first. */
+static void make_game(GameRecord *r, unsigned seed, int plies)
 {
     static Position pos;
     PosError err;
@@ -97,12 +89,12 @@ static void make_game(GameRecord *r, uint64_t seed, int plies)
         if (gen_legal(&pos, &list) == 0)
             break;
         RecordPly p = {0};
-        p.move = list.moves[mix(&seed) % (unsigned)list.count];
+        p.move = list.moves[(seed + 13u * (unsigned)i) % (unsigned)list.count];
         p.best = p.move;
-        p.score = (int16_t)(mix(&seed) % 200) - 100;
+        p.score = (int16_t)((seed + 37u * (unsigned)i) % 200) - 100;
         p.depth = (uint8_t)(1 + i % 9);
         p.flags = record_move_flags(&pos, p.move);
-        p.nodes = (uint32_t)(mix(&seed) % 100000);
+        p.nodes = seed * 1000u + (unsigned)i;
         record_push(r, &p);
         pos_do_move(&pos, p.move);
         Verdict v = rules_judge_game(&pos);
@@ -167,7 +159,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     /* a game with no plies, short and longer ones, both colours of a pair */
     const int plies[5] = {0, 7, 30, 12, 20};
     for (int k = 0; k < 5; k++) {
-        make_game(&g_games[k], 77 + (uint64_t)k, plies[k]);
+        make_game(&g_games[k], 77 + (unsigned)k, plies[k]);
         if (k < 4 && !runfile_append_game(rf, &g_games[k], (uint64_t)k / 2, (unsigned)k % 2,
                                           k % 2 ? b : a, k % 2 ? a : b, (uint32_t)k, NULL, &err))
             die("cannot append a game to the base run file", err.msg);

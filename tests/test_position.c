@@ -148,6 +148,20 @@ static void test_round_trip_past_60_move_rule(void **state)
                       "3k5/9/9/9/9/9/9/9/4A4/4K4 w - - 255 9");
 }
 
+/* A game played on from the largest move number a FEN may give: the written number
+ * stays at that largest one, so the FEN still reads back. */
+static void test_round_trip_last_move_number(void **state)
+{
+    (void)state;
+    set_fen(&g_pos, "3k5/9/9/9/9/9/9/9/4R4/4K4 w - - 0 100000");
+    play(&g_pos, "e1e2 d9d8 e2e3");
+    char out[160];
+    pos_get_fen(&g_pos, out, sizeof out);
+    assert_string_equal(out, "9/3k5/9/9/9/9/4R4/9/9/4K4 b - - 3 100000");
+    set_fen(&g_other, out);
+    assert_true(pos_key(&g_other) == pos_key(&g_pos));
+}
+
 static void test_aliases(void **state)
 {
     (void)state;
@@ -374,6 +388,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_fields),
         cmocka_unit_test(test_round_trip_after_moves),
         cmocka_unit_test(test_round_trip_past_60_move_rule),
+        cmocka_unit_test(test_round_trip_last_move_number),
         cmocka_unit_test(test_aliases),
         /* clang-format off */
         FEN_ERRORS(FEN_ERROR_ENTRY)

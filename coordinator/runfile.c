@@ -959,6 +959,8 @@ static bool check_game_row(const RunFile *rf, const GameRow *r, RunError *err)
         why = "unknown player";
     else if (r->plies > RECORD_MAX_PLIES)
         why = "too many plies";
+    else if (r->pair_id == UINT64_MAX)
+        why = "pair_id has no next one"; /* runfile_next_pair_id would wrap to 0 */
     else if (!terminated(r->start_fen, sizeof r->start_fen) || !r->start_fen[0])
         why = "bad start_fen";
     else if (index_find(rf, r->pair_id, r->game_in_pair, NULL))
@@ -1300,6 +1302,8 @@ static bool append_impl(RunFile *rf, const GameRecord *rec, uint64_t pair_id, un
     if (gip > 1)
         return fail(err, rf->path, "pair %llu: game_in_pair %u is not 0 or 1",
                     (unsigned long long)pair_id, gip);
+    if (pair_id == UINT64_MAX)
+        return fail(err, rf->path, "pair %llu has no next one", (unsigned long long)pair_id);
     if (index_find(rf, pair_id, gip, &stored_as))
         return fail(err, rf->path, "pair %llu game %u is already stored as game %llu",
                     (unsigned long long)pair_id, gip, (unsigned long long)stored_as);

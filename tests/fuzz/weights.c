@@ -53,9 +53,10 @@ static void check_names(const uint8_t *data, size_t size)
     }
     char line[300];
     size_t i = 0;
-    while (i < size && data[i]) {
+    size = strnlen((const char *)data, size); /* the parser's text ends at a NUL */
+    while (i < size) {
         size_t n = 0;
-        while (i < size && data[i] && data[i] != '\n') {
+        while (i < size && data[i] != '\n') {
             if (n + 1 < sizeof line)
                 line[n++] = (char)data[i];
             i++;

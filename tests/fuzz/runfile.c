@@ -653,11 +653,19 @@ static void append_one(uint64_t games_before)
         expect_message(&err, "open_append refused");
         return;
     }
+    /* after a stored pair 2^64-2 there is no pair id left: that append is refused */
+    uint64_t pair = runfile_next_pair_id(rf);
+    if (pair == UINT64_MAX) {
+        if (runfile_append_game(rf, &g_games[4], pair, 0, 0, 0, 9, NULL, &err))
+            die("a game of pair 2^64-1 was taken", NULL);
+        expect_message(&err, "append refused");
+        runfile_close(&rf, &err);
+        return;
+    }
     uint16_t player = 0;
     bool ok = (runfile_player_count(rf) > 0 ||
                runfile_add_player(rf, "late", "builtin", "", 7, &player, &err)) &&
-              runfile_append_game(rf, &g_games[4], runfile_next_pair_id(rf), 0, player, player, 9,
-                                  NULL, &err);
+              runfile_append_game(rf, &g_games[4], pair, 0, player, player, 9, NULL, &err);
     if (!runfile_close(&rf, &err) || !ok)
         die("appending to an accepted file failed", err.msg);
     rf = runfile_open_read(g_work, &err);

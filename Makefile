@@ -250,7 +250,6 @@ $(FUZZ_BINS): $(FUZZ_DIR)/fuzz-%: $(FUZZ_DIR)/obj/tests/fuzz/%.o $(FUZZ_LIB)
 
 -include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)
 
-
 FORMAT_DIRS := engine uci tests worker coordinator tuning
 FORMAT_FILES := $(wildcard $(foreach d,$(FORMAT_DIRS),$(d)/*.[ch] $(d)/*/*.[ch]))
 
@@ -313,7 +312,7 @@ help:
 	@echo '  check-debug   check with -O1 and CHUHE_DEBUG (MODE=debug, binaries in bin/debug/)'
 	@echo '  bench         perft and search speed, side by side with Fairy-Stockfish; tuner speed'
 	@echo '  fuzz          build the libFuzzer harnesses (clang) and run each for FUZZ_TIME s (default 60)'
-	@echo '  fuzz-smoke    run each harness for FUZZ_SMOKE_TIME s (default 20) from its corpus (CI)'
+	@echo '  fuzz-smoke    replay tests/fuzz/regress, run each harness FUZZ_SMOKE_TIME s (default 20) (CI)'
 	@echo '  fuzz-merge    minimize the corpora grown by make fuzz into tests/fuzz/corpus/'
 	@echo '  run           the default self-play job: scripts/chuhe-run (extra arguments: ARGS=...)'
 	@echo '  format        clang-format -i every .c and .h file'

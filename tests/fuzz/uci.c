@@ -2,9 +2,9 @@
  * Fuzz harness for the UCI/UCCI command reader (uci/uci.c).
  *
  * Input: command lines separated by newlines, fed one at a time to uci_command of a Uci
- * in its starting state (answers go to /dev/null), until "quit" or the end of the input. Every
- * command the reader knows is exercised, but so that each input runs in milliseconds and touches no
- * file, some lines are changed or left out first:
+ * in its starting state (answers go to /dev/null), until "quit" or the end of the input.
+ * Every command the reader knows is exercised, but so that each input runs in
+ * milliseconds and touches no file, some lines are changed or left out first:
  *   - "go" (a search): the words "infinite" and "ponder" become "draw" (a word "go"
  *     accepts and ignores) and "depth 1 nodes 50" is appended, so the search is tiny and
  *     ends by itself; the harness then waits for it, so runs are deterministic;
@@ -14,7 +14,7 @@
  *   - a "setoption" line naming EvalFile (any case) is skipped unless its value is
  *     <builtin>: it would read any path, a FIFO or /dev/zero included;
  *   - a "setoption" line holding a number over 16 is skipped: Hash takes up to 64 GB.
- * Nothing is skipped silently for the reader: it sees every other line as typed.
+ * Every other line reaches the reader as it was typed.
  */
 #define _GNU_SOURCE /* strcasestr */
 #include <pthread.h>

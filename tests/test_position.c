@@ -127,19 +127,27 @@ static void test_round_trip_after_moves(void **state)
                         "rnbakab1r/9/1c4nc1/p1p1C1p1p/9/9/P1P1P1P1P/1C7/9/RNBAKABNR b - - 0 2");
 }
 
+/* Plays moves from fen into g_pos, expects its FEN to be want, and reads that back into
+ * g_other with the same key. */
+static void play_and_read_back(const char *fen, const char *moves, const char *want)
+{
+    set_fen(&g_pos, fen);
+    play(&g_pos, moves);
+    char out[160];
+    pos_get_fen(&g_pos, out, sizeof out);
+    assert_string_equal(out, want);
+    set_fen(&g_other, out);
+    assert_true(pos_key(&g_other) == pos_key(&g_pos));
+}
+
 /* A quiet move from a clock of 119 reaches 120: the position is a 60-move draw, and its
  * FEN (as `d` prints it) reads back with the clock and the verdict intact. */
 static void test_round_trip_past_60_move_rule(void **state)
 {
     (void)state;
-    set_fen(&g_pos, "3k5/9/9/9/9/9/9/9/4R4/4K4 w - - 119 80");
-    play(&g_pos, "e1e2");
-    char out[160];
-    pos_get_fen(&g_pos, out, sizeof out);
-    assert_string_equal(out, "3k5/9/9/9/9/9/9/4R4/9/4K4 b - - 120 80");
-    set_fen(&g_other, out);
+    play_and_read_back("3k5/9/9/9/9/9/9/9/4R4/4K4 w - - 119 80", "e1e2",
+                       "3k5/9/9/9/9/9/9/4R4/9/4K4 b - - 120 80");
     assert_int_equal(pos_state(&g_other)->rule60, 120);
-    assert_true(pos_key(&g_other) == pos_key(&g_pos));
     Verdict v = rules_judge_game(&g_other);
     assert_int_equal(v.result, RESULT_DRAW);
     assert_int_equal(v.reason, REASON_RULE60);
@@ -153,13 +161,8 @@ static void test_round_trip_past_60_move_rule(void **state)
 static void test_round_trip_last_move_number(void **state)
 {
     (void)state;
-    set_fen(&g_pos, "3k5/9/9/9/9/9/9/9/4R4/4K4 w - - 0 100000");
-    play(&g_pos, "e1e2 d9d8 e2e3");
-    char out[160];
-    pos_get_fen(&g_pos, out, sizeof out);
-    assert_string_equal(out, "9/3k5/9/9/9/9/4R4/9/9/4K4 b - - 3 100000");
-    set_fen(&g_other, out);
-    assert_true(pos_key(&g_other) == pos_key(&g_pos));
+    play_and_read_back("3k5/9/9/9/9/9/9/9/4R4/4K4 w - - 0 100000", "e1e2 d9d8 e2e3",
+                       "9/3k5/9/9/9/9/4R4/9/9/4K4 b - - 3 100000");
 }
 
 static void test_aliases(void **state)

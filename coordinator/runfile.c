@@ -86,6 +86,11 @@ typedef enum { T_GAMES, T_POSITIONS, T_PLAYERS, T_NB } TableId;
 
 enum { GAME_READ_BLOCK = 4096 }; /* /games rows read at once while opening */
 
+/* The most rows one flush can add: positions stay below RUNFILE_BATCH_POSITIONS until
+ * the game that reaches it; games have no such bound (a game may have no plies), but the
+ * coordinator flushes every second or few dozen games, so a million is generous. */
+enum { TAIL_POSITIONS_MAX = RUNFILE_BATCH_POSITIONS + RECORD_MAX_PLIES, TAIL_GAMES_MAX = 1 << 20 };
+
 typedef struct {
     const char *name;
     const Column *cols;
@@ -981,6 +986,8 @@ static bool check_game_row(const RunFile *rf, const GameRow *r, RunError *err)
         why = "unknown player";
     else if (r->plies > RECORD_MAX_PLIES)
         why = "too many plies";
+    else if (r->pair_id == UINT64_MAX)
+        why = "pair_id has no next one"; /* runfile_next_pair_id would wrap to 0 */
     else if (!terminated(r->start_fen, sizeof r->start_fen) || !r->start_fen[0])
         why = "bad start_fen";
     else if (index_find(rf, r->pair_id, r->game_in_pair, NULL))
@@ -1083,6 +1090,16 @@ static bool load(RunFile *rf, uint64_t extent[T_NB], RunError *err)
     uint64_t games = 0, positions = 0;
     if (!load_games(rf, extent[T_GAMES], extent[T_POSITIONS], &games, &positions, err))
         return false;
+    /* An interrupted flush leaves at most one batch of rows past the stored ones. A longer
+     * tail is damage, not a kill, and dropping it on append would keep HDF5 busy for a
+     * time that grows with the rows (2^47 of them: for ever). */
+    if (extent[T_POSITIONS] - positions > TAIL_POSITIONS_MAX ||
+        extent[T_GAMES] - games > TAIL_GAMES_MAX)
+        return fail(err, rf->path,
+                    "%llu game rows and %llu position rows past the stored ones: more than "
+                    "an interrupted write leaves",
+                    (unsigned long long)(extent[T_GAMES] - games),
+                    (unsigned long long)(extent[T_POSITIONS] - positions));
     rf->stored[T_GAMES] = games;
     rf->stored[T_POSITIONS] = rf->npositions = positions;
     if (games < extent[T_GAMES] || positions < extent[T_POSITIONS])
@@ -1312,6 +1329,8 @@ static bool append_impl(RunFile *rf, const GameRecord *rec, uint64_t pair_id, un
     if (gip > 1)
         return fail(err, rf->path, "pair %llu: game_in_pair %u is not 0 or 1",
                     (unsigned long long)pair_id, gip);
+    if (pair_id == UINT64_MAX)
+        return fail(err, rf->path, "pair %llu has no next one", (unsigned long long)pair_id);
     if (index_find(rf, pair_id, gip, &stored_as))
         return fail(err, rf->path, "pair %llu game %u is already stored as game %llu",
                     (unsigned long long)pair_id, gip, (unsigned long long)stored_as);

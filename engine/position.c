@@ -460,12 +460,16 @@ bool pos_set_fen(Position *out, const char *fen, PosError *err)
         return fail(err, "FEN side to move is '%s', not 'w' or 'b'", stm);
     }
 
+    /* The clock takes every value the position keeps (from 120 on the game is a 60-move
+     * draw, which is the rules' verdict, not the reader's), so that every FEN that
+     * pos_get_fen writes reads back. */
     long rule60 = 0, fullmove = 1;
-    if (nf >= 5 && !parse_count(fields[4], 119, &rule60)) {
+    if (nf >= 5 && !parse_count(fields[4], UINT8_MAX, &rule60)) {
         free(pos);
-        return fail(err, "FEN half-move clock '%s' is not a number from 0 to 119", fields[4]);
+        return fail(err, "FEN half-move clock '%s' is not a number from 0 to %d", fields[4],
+                    UINT8_MAX);
     }
-    if (nf >= 6 && (!parse_count(fields[5], 100000, &fullmove) || fullmove < 1)) {
+    if (nf >= 6 && (!parse_count(fields[5], FEN_MOVE_NUMBER_MAX, &fullmove) || fullmove < 1)) {
         free(pos);
         return fail(err, "FEN move number '%s' is not a positive number", fields[5]);
     }
@@ -518,8 +522,10 @@ void pos_get_fen(const Position *pos, char *buf, size_t size)
             tmp[n++] = '/';
     }
     tmp[n] = '\0';
+    /* capped so that a game played on from the largest move number still reads back */
+    int number = pos->game_ply / 2 + 1;
     snprintf(buf, size, "%s %c - - %d %d", tmp, pos->side == RED ? 'w' : 'b',
-             pos_state(pos)->rule60, pos->game_ply / 2 + 1);
+             pos_state(pos)->rule60, number < FEN_MOVE_NUMBER_MAX ? number : FEN_MOVE_NUMBER_MAX);
 }
 
 bool pos_is_ok(const Position *pos, const char **why)

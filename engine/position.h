@@ -55,6 +55,8 @@ void position_init(void);
 
 /* Parses and validates a FEN; on failure returns false, fills err and leaves pos untouched. */
 bool pos_set_fen(Position *pos, const char *fen, PosError *err);
+/* The largest move number a FEN may give; pos_get_fen writes no larger one. */
+enum { FEN_MOVE_NUMBER_MAX = 100000 };
 /* Writes the FEN of the position into buf (at least 128 bytes is always enough). */
 void pos_get_fen(const Position *pos, char *buf, size_t size);
 /* Copies a position, history included (only the used part is copied). */

@@ -334,6 +334,9 @@ static void test_append_rejects(void **state)
     g_rec.outcome = OUTCOME_NONE;
     assert_false(runfile_append_game(rf, &g_rec, 0, 0, 0, 1, 0, NULL, &err));
     assert_non_null(strstr(err.msg, "outcome"));
+    test_game(&g_rec, 1); /* the last pair id: runfile_next_pair_id would wrap to 0 */
+    assert_false(runfile_append_game(rf, &g_rec, UINT64_MAX, 0, 0, 1, 0, NULL, &err));
+    assert_non_null(strstr(err.msg, "no next one"));
     test_game(&g_rec, 1);
     snprintf(g_rec.start_fen, sizeof g_rec.start_fen, "rnbakabnr/9/9 w");
     assert_false(runfile_append_game(rf, &g_rec, 0, 0, 0, 1, 0, NULL, &err));
@@ -584,6 +587,34 @@ static void unlink_dataset(const char *path, const char *name)
     H5Fclose(f);
 }
 
+/* Writes the pair_id member of one /games row, leaving the others as they are. */
+static void set_pair_id(const char *path, hsize_t row, uint64_t pair_id)
+{
+    hid_t f = h5_open_rw(path);
+    hid_t d = H5Dopen2(f, "/games", H5P_DEFAULT);
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof pair_id);
+    assert_true(d >= 0 && t >= 0 && H5Tinsert(t, "pair_id", 0, H5T_NATIVE_UINT64) >= 0);
+    hsize_t one = 1;
+    hid_t fs = H5Dget_space(d), ms = H5Screate_simple(1, &one, NULL);
+    assert_true(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &row, NULL, &one, NULL) >= 0);
+    assert_true(H5Dwrite(d, t, ms, fs, H5P_DEFAULT, &pair_id) >= 0);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    H5Tclose(t);
+    H5Dclose(d);
+    H5Fclose(f);
+}
+
+static void set_extent(const char *path, const char *name, hsize_t rows)
+{
+    hid_t f = h5_open_rw(path);
+    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    assert_true(d >= 0);
+    assert_true(H5Dset_extent(d, &rows) >= 0);
+    H5Dclose(d);
+    H5Fclose(f);
+}
+
 /* Replaces /positions with a dataset of the same members except that `score` is a 4-byte
  * float, or missing. */
 static void replace_positions(const char *path, bool drop_score)
@@ -684,6 +715,19 @@ static void test_corrupt_files(void **state)
     copy_file(good, bad);
     replace_positions(bad, true);
     expect_refused(bad, "member score is missing");
+
+    /* A stored pair id after which runfile_next_pair_id would wrap to 0. */
+    copy_file(good, bad);
+    set_pair_id(bad, 79, UINT64_MAX);
+    expect_refused(bad, "pair_id has no next one");
+
+    /* Tables far longer than their rows: more than an interrupted write leaves (and
+     * dropping 2^47 rows on append would take HDF5 for ever). */
+    for (int t = 0; t < 2; t++) {
+        copy_file(good, bad);
+        set_extent(bad, t ? "/positions" : "/games", (hsize_t)1 << 47);
+        expect_refused(bad, "more than an interrupted write leaves");
+    }
 
     /* The good file itself is still fine. */
     rf = open_read_ok(good);

@@ -196,28 +196,10 @@ static bool coordinate_form(const char *t)
            t[2] <= 'i' && isdigit((unsigned char)t[3]) && !t[4];
 }
 
+/* SAN names pieces in capitals only: a small letter is a file. */
 static PieceType san_piece(char c)
 {
-    switch (c) {
-    case 'K':
-        return KING;
-    case 'A':
-        return ADVISOR;
-    case 'B':
-    case 'E':
-        return ELEPHANT;
-    case 'N':
-    case 'H':
-        return HORSE;
-    case 'R':
-        return CHARIOT;
-    case 'C':
-        return CANNON;
-    case 'P':
-        return SOLDIER;
-    default:
-        return NO_PIECE_TYPE;
-    }
+    return isupper((unsigned char)c) ? wxf_piece_type(c) : NO_PIECE_TYPE;
 }
 
 /* A rank at p, numbered from first (1: ranks 1-10, one or two digits; 0: ranks 0-9);

@@ -169,6 +169,9 @@ $(TOOL_BINS): $(BINDIR)/tests/tools/%: $(BUILDDIR)/tests/tools/%.o $(COORD_LIB) 
 $(BINDIR)/tests/test_tune: $(TUNE_LIB)
 $(BINDIR)/tests/test_tune: private LOCAL_LIBS = $(TUNE_LIB) $(COORD_LIB)
 
+# test_exttrans also links the worker's protocol text module (no MPI, no ZeroMQ).
+$(BINDIR)/tests/test_exttrans: $(BUILDDIR)/worker/exttrans.o
+
 ALL_OBJS := $(ENGINE_OBJS) $(COORD_OBJS) $(PROGRAM_OBJS) $(TEST_OBJS) $(SUPPORT_OBJS) $(TOOL_OBJS) \
             $(TUNE_TRACE_OBJ)
 
@@ -207,11 +210,55 @@ $(LIB): $(ENGINE_OBJS)
 
 -include $(ALL_OBJS:.o=.d)
 
+# Fuzzing: libFuzzer harnesses tests/fuzz/NAME.c -> build/fuzz/fuzz-NAME, built with clang,
+# ASan, UBSan and the coverage instrumentation of -fsanitize=fuzzer-no-link on the
+# project's own code. Objects live in build/fuzz/obj/, apart from the gcc builds.
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 60
+FUZZ_SMOKE_TIME ?= 20
+FUZZ_DIR := build/fuzz
+FUZZ_NAMES := $(sort $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/*.c)))
+FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz-%)
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS := -std=gnu11 -pthread $(ARCH_CFLAGS) $(WARNINGS) -O1 -g -fno-omit-frame-pointer \
+               -DCHUHE_DEBUG $(FUZZ_SAN)
+FUZZ_CPPFLAGS = -I. -Iengine -I$(GENDIR) -DCHUHE_VERSION=\"fuzz\" $(call pkg_cflags,hdf5-serial)
+FUZZ_LIB_SRCS := $(ENGINE_SRCS) uci/uci.c coordinator/protocol.c coordinator/runfile.c
+FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
+FUZZ_LIB := $(FUZZ_DIR)/libchuhe-fuzz.a
+FUZZ_OBJS := $(FUZZ_NAMES:%=$(FUZZ_DIR)/obj/tests/fuzz/%.o)
+FUZZ_STAMP := $(FUZZ_DIR)/flags
+FUZZ_FLAGS_TEXT := $(FUZZ_CC) $(FUZZ_CFLAGS)
+
+$(FUZZ_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(FUZZ_FLAGS_TEXT)' | cmp -s - $@ || echo '$(FUZZ_FLAGS_TEXT)' > $@
+
+$(FUZZ_DIR)/obj/engine/weights.o: $(GENDIR)/default_weights.inc
+
+$(FUZZ_LIB_OBJS): $(FUZZ_DIR)/obj/%.o: %.c $(FUZZ_STAMP)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(FUZZ_OBJS): $(FUZZ_DIR)/obj/%.o: %.c $(FUZZ_STAMP)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(FUZZ_BINS): $(FUZZ_DIR)/fuzz-%: $(FUZZ_DIR)/obj/tests/fuzz/%.o $(FUZZ_LIB)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(call pkg_libs,hdf5-serial) -lm
+
+-include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)
+
 FORMAT_DIRS := engine uci tests worker coordinator tuning
 FORMAT_FILES := $(wildcard $(foreach d,$(FORMAT_DIRS),$(d)/*.[ch] $(d)/*/*.[ch]))
 
 .DEFAULT_GOAL := all
-.PHONY: all check test check-san check-debug bench run format format-check deps clean help FORCE
+.PHONY: all check test check-san check-debug bench run format format-check deps clean help FORCE \
+        fuzz fuzz-build fuzz-smoke fuzz-merge
 .DELETE_ON_ERROR:
 .SUFFIXES:
 
@@ -233,9 +280,21 @@ bench: all
 	$(BINDIR)/chuhe-engine bench
 	scripts/bench-search $(BINDIR)
 	$(BINDIR)/chuhe-tune --bench
+	scripts/bench-scaling --bindir $(BINDIR)
 
 run: all
 	BINDIR=$(BINDIR) scripts/chuhe-run $(ARGS)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	bash tests/fuzz/run --time $(FUZZ_TIME) $(FUZZ_NAMES)
+
+fuzz-smoke: fuzz-build
+	bash tests/fuzz/run --smoke --time $(FUZZ_SMOKE_TIME) $(FUZZ_NAMES)
+
+fuzz-merge: fuzz-build
+	bash tests/fuzz/run --merge $(FUZZ_NAMES)
 
 format:
 	$(if $(FORMAT_FILES),clang-format -i $(FORMAT_FILES))
@@ -256,6 +315,9 @@ help:
 	@echo '  check-san     check with AddressSanitizer and UBSan (MODE=san, binaries in bin/san/)'
 	@echo '  check-debug   check with -O1 and CHUHE_DEBUG (MODE=debug, binaries in bin/debug/)'
 	@echo '  bench         perft and search speed, side by side with Fairy-Stockfish; tuner speed'
+	@echo '  fuzz          build the libFuzzer harnesses (clang) and run each for FUZZ_TIME s (default 60)'
+	@echo '  fuzz-smoke    replay tests/fuzz/regress, run each harness FUZZ_SMOKE_TIME s (default 20) (CI)'
+	@echo '  fuzz-merge    minimize the corpora grown by make fuzz into tests/fuzz/corpus/'
 	@echo '  run           the default self-play job: scripts/chuhe-run (extra arguments: ARGS=...)'
 	@echo '  format        clang-format -i every .c and .h file'
 	@echo '  format-check  fail if any .c or .h file is not clang-formatted'

@@ -52,8 +52,9 @@ static int player_to_move(const ProtoGame *g)
     return black ? 1 - g->game_in_pair : g->game_in_pair;
 }
 
-/* The ending is one the run's settings allow. */
-static bool within_settings(const ProtoGame *g, const CoordConfig *cfg, char *why, size_t size)
+/* The ending is one the run's settings allow; mover is the engine to move at the end. */
+static bool within_settings(const ProtoGame *g, const CoordConfig *cfg, int mover, char *why,
+                            size_t size)
 {
     const GameRecord *r = &g->rec;
     if (r->nplies > cfg->max_plies) {
@@ -77,13 +78,19 @@ static bool within_settings(const ProtoGame *g, const CoordConfig *cfg, char *wh
         break;
     case REASON_TIME_FORFEIT: {
         /* only a player with a clock or a move time can lose on time */
-        if (!cfg->tc[0] && !cfg->movetime)
-            off = "time-forfeit in a run without a clock or move time";
+        CoordLimits lim;
+        coord_engine_limits(cfg, mover, &lim);
+        if (!lim.tc_base_ms && !lim.movetime)
+            off = "time-forfeit of an engine without a clock or move time";
         break;
     }
     case REASON_ENGINE_CRASH:
-        if (!cfg->cmd[player_to_move(g)][0])
+        if (!cfg->cmd[mover][0])
             off = "the built-in engine cannot crash";
+        break;
+    case REASON_RESIGN:
+        if (!cfg->cmd[player_to_move(g)][0])
+            off = "the built-in engine does not resign";
         break;
     default:
         break;
@@ -117,7 +124,10 @@ AcceptVerdict accept_game(const CoordConfig *cfg, RunFile *rf, Schedule *sched, 
     const Opening *op = sched_opening(sched, g->pair_id, &serr);
     if (!op)
         return reject(why, size, "%s", serr.msg);
-    if (!plays_opening(&g->rec, op, why, size) || !within_settings(g, cfg, why, size))
+    int engine[2];
+    sched_pair_engines(sched, g->pair_id, &engine[0], &engine[1]);
+    if (!plays_opening(&g->rec, op, why, size) ||
+        !within_settings(g, cfg, engine[player_to_move(g)], why, size))
         return ACCEPT_REJECT;
     PosError perr;
     if (!record_validate(&g->rec, &perr))

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "coord_log.h"
+#include "tournament.h"
 
 enum { MAX_OUT = 256 };
 
@@ -17,6 +18,11 @@ typedef struct {
     char options[PROTO_COMMAND_MAX + 1];
     char weights[PROTO_WEIGHTS_MAX + 1];
     bool builtin;
+    /* its own limits, already as coordinator options and values (tc=, st=, nodes=,
+     * depth= of an -engine) */
+    char limit_opt[4][16];
+    char limit_val[4][32];
+    int nlimits;
 } EngineSpec;
 
 typedef struct {
@@ -70,25 +76,39 @@ static bool add_option(EngineSpec *e, const char *nv, CoordError *err)
     return true;
 }
 
-/* The limits of -each (and, for a single pair of engines, of -engine). */
-static bool limit(Builder *b, const char *key, const char *val, bool *handled)
+/* A search limit key of -each or -engine (tc, st, nodes, depth) as the coordinator's
+ * option name ("--movetime" for st) and value; false with *handled unset for others. */
+static bool limit_option(const char *key, const char *val, char opt[16], char value[32],
+                         bool *handled, CoordError *err)
 {
     *handled = true;
-    if (!strcmp(key, "tc"))
-        return push2(b, "--tc", val);
+    if (strlen(val) >= 32)
+        return fail(err, "%s=%s: too long", key, val);
+    snprintf(value, 32, "%s", val);
     if (!strcmp(key, "st")) {
         char *end;
         double s = strtod(val, &end);
         if (*end || !(s > 0 && s <= 3600))
-            return fail(b->err, "st=%s: not a number of seconds", val);
-        char ms[32];
-        snprintf(ms, sizeof ms, "%d", (int)(s * 1000 + 0.5));
-        return push2(b, "--movetime", ms);
+            return fail(err, "st=%s: not a number of seconds", val);
+        snprintf(value, 32, "%d", (int)(s * 1000 + 0.5));
+        snprintf(opt, 16, "--movetime");
+    } else if (!strcmp(key, "tc") || !strcmp(key, "nodes") || !strcmp(key, "depth")) {
+        snprintf(opt, 16, "--%.8s", key);
+    } else {
+        *handled = false;
     }
-    if (!strcmp(key, "nodes"))
-        return push2(b, "--nodes", val);
-    if (!strcmp(key, "depth"))
-        return push2(b, "--depth", val);
+    return true;
+}
+
+/* The limits of -each. */
+static bool limit(Builder *b, const char *key, const char *val, bool *handled)
+{
+    char opt[16], value[32];
+    if (!limit_option(key, val, opt, value, handled, b->err))
+        return false;
+    if (*handled)
+        return push2(b, opt, value);
+    *handled = true;
     if (!strcmp(key, "timemargin"))
         return push2(b, "--timemargin", val);
     if (!strcmp(key, "hash"))
@@ -140,9 +160,19 @@ static bool engine_word(Builder *b, EngineSpec *e, const char *w, bool each)
             return false;
         if (handled)
             return true;
-    } else if (!strcmp(key, "tc") || !strcmp(key, "st") || !strcmp(key, "nodes") ||
-               !strcmp(key, "depth") || !strcmp(key, "timemargin")) {
-        return fail(err, "-engine %s: both engines play under one limit: give it in -each", key);
+    } else if (!strcmp(key, "timemargin")) {
+        return fail(err, "-engine timemargin: one margin holds for every engine: give it in -each");
+    } else {
+        bool handled;
+        if (e->nlimits == 4)
+            return fail(err, "-engine %s: too many limits", key);
+        if (!limit_option(key, val, e->limit_opt[e->nlimits], e->limit_val[e->nlimits], &handled,
+                          err))
+            return false;
+        if (handled) {
+            e->nlimits++;
+            return true;
+        }
     }
     return fail(err, "%s: unknown key '%s'", each ? "-each" : "-engine", key);
 }
@@ -190,7 +220,8 @@ static bool only_keys(char **w, int n, const char *opt, const char *const *keys,
 
 static bool emit_engine(Builder *b, const EngineSpec *e, int p)
 {
-    const char *side = p ? "black" : "red";
+    char sfx[16];
+    const char *side = coord_engine_suffix(p, sfx);
     char opt[32];
     if (e->cmd[0] && e->builtin)
         return fail(b->err, "engine %d: builtin and cmd= exclude each other", p + 1);
@@ -204,6 +235,11 @@ static bool emit_engine(Builder *b, const EngineSpec *e, int p)
     if (e->weights[0]) {
         snprintf(opt, sizeof opt, "--weights-%s", side);
         if (!push2(b, opt, e->weights))
+            return false;
+    }
+    for (int k = 0; k < e->nlimits; k++) {
+        snprintf(opt, sizeof opt, "%s-%s", e->limit_opt[k], side);
+        if (!push2(b, opt, e->limit_val[k]))
             return false;
     }
     if (!e->cmd[0]) {
@@ -232,14 +268,15 @@ static bool emit_engine(Builder *b, const EngineSpec *e, int p)
     return true;
 }
 
-static bool translate(int argc, char **argv, Builder *b)
+/* eng: room for COORD_MAX_ENGINES engines, zeroed. */
+static bool translate(int argc, char **argv, Builder *b, EngineSpec *eng)
 {
     CoordError *err = b->err;
-    EngineSpec eng[2], each;
-    memset(eng, 0, sizeof eng);
+    EngineSpec each;
     memset(&each, 0, sizeof each);
     int nengines = 0;
     long long rounds = -1, games = -1;
+    const char *tournament = NULL;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] != '-' || a[1] == '-') {
@@ -251,9 +288,8 @@ static bool translate(int argc, char **argv, Builder *b)
         char **w = argv + i + 1;
         const char *val = NULL;
         if (!strcmp(a, "-engine")) {
-            if (nengines == 2)
-                return fail(err, "-engine: two engines only (round robin and gauntlet are not "
-                                 "supported yet)");
+            if (nengines == COORD_MAX_ENGINES)
+                return fail(err, "-engine: at most %d engines", COORD_MAX_ENGINES);
             for (int k = 0; k < n; k++)
                 if (!engine_word(b, &eng[nengines], w[k], false))
                     return false;
@@ -262,19 +298,33 @@ static bool translate(int argc, char **argv, Builder *b)
             for (int k = 0; k < n; k++)
                 if (!engine_word(b, &each, w[k], true))
                     return false;
+        } else if (!strcmp(a, "-tournament")) {
+            TourKind kind;
+            if (!one_value(argc, argv, i, &val, err))
+                return false;
+            if (!tour_kind_parse(val, &kind))
+                return fail(err, "-tournament: '%s' is not round-robin (roundrobin) or gauntlet",
+                            val);
+            tournament = tour_kind_name(kind);
         } else if (!strcmp(a, "-openings")) {
-            static const char *const keys[] = {"file", "format", "order", "seed", NULL};
+            static const char *const keys[] = {"file",  "format", "order", "seed",
+                                               "start", "plies",  NULL};
             if (!only_keys(w, n, a, keys, err))
                 return false;
             const char *file = kv(w, n, "file"), *format = kv(w, n, "format");
             const char *order = kv(w, n, "order"), *seed = kv(w, n, "seed");
+            const char *start = kv(w, n, "start"), *plies = kv(w, n, "plies");
             if (!file)
                 return fail(err, "-openings: file= is required");
-            if (format && strcmp(format, "epd"))
-                return fail(err, "-openings: format=%s is not supported (epd only)", format);
-            if (order && strcmp(order, "sequential"))
-                return fail(err, "-openings: order=%s is not supported (sequential only)", order);
-            if (!push2(b, "--openings", file) || (seed && !push2(b, "--seed", seed)))
+            if (format && strcmp(format, "epd") && strcmp(format, "pgn"))
+                return fail(err, "-openings: format=%s is not epd or pgn", format);
+            if (order && strcmp(order, "sequential") && strcmp(order, "random"))
+                return fail(err, "-openings: order=%s is not sequential or random", order);
+            if (!push2(b, "--openings", file) || (seed && !push2(b, "--seed", seed)) ||
+                (format && !push2(b, "--opening-format", format)) ||
+                (order && !push2(b, "--opening-order", order)) ||
+                (start && !push2(b, "--opening-start", start)) ||
+                (plies && !push2(b, "--opening-plies", plies)))
                 return false;
         } else if (!strcmp(a, "-rounds") || !strcmp(a, "-games")) {
             if (!one_value(argc, argv, i, &val, err))
@@ -346,15 +396,26 @@ static bool translate(int argc, char **argv, Builder *b)
         }
         i += n;
     }
+    TourKind kind = TOUR_ROUNDROBIN;
+    if (tournament)
+        tour_kind_parse(tournament, &kind);
     if (rounds > 0 || games > 0) {
-        long long total = rounds > 0 ? rounds * (games > 0 ? games : 2) : games;
+        /* every pairing plays -rounds rounds of -games games (2 by default: one pair) */
+        uint64_t pairings = nengines > 2 ? tour_pairings(kind, nengines) : 1;
+        long long total = (rounds > 0 ? rounds : 1) * (games > 0 ? games : 2) * (long long)pairings;
         char t[32];
         snprintf(t, sizeof t, "%lld", total);
         if (!push2(b, "--games", t))
             return false;
     }
     if (nengines == 1)
-        return fail(err, "-engine: give two engines");
+        return fail(err, "-engine: give at least two engines");
+    if (nengines > 2) {
+        char count[16];
+        snprintf(count, sizeof count, "%d", nengines);
+        if (!push2(b, "--engines", count) || !push2(b, "--tournament", tour_kind_name(kind)))
+            return false;
+    }
     if (nengines == 0 && (each.cmd[0] || each.options[0] || each.proto[0]))
         return fail(err, "-each: cmd, proto and option.* need -engine");
     for (int p = 0; p < nengines; p++) {
@@ -387,11 +448,14 @@ bool coord_cli_translate(int argc, char **argv, CoordArgs *out, CoordError *err)
     if (!out->argv)
         COORD_FATAL("out of memory");
     Builder b = {out, err};
-    if (!translate(argc, argv, &b)) {
+    EngineSpec *eng = calloc(COORD_MAX_ENGINES, sizeof *eng);
+    if (!eng)
+        COORD_FATAL("out of memory");
+    bool ok = translate(argc, argv, &b, eng);
+    free(eng);
+    if (!ok)
         coord_args_free(out);
-        return false;
-    }
-    return true;
+    return ok;
 }
 
 void coord_args_free(CoordArgs *a)

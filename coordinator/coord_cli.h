@@ -2,16 +2,22 @@
  * The tournament command line in the style of cutechess-cli and fastchess, rewritten
  * into the coordinator's own long options (coord_config.h), which stay valid beside it:
  *
- *   -engine name=N cmd=PROG [args=A] [dir=D] [proto=uci|uci1|ucci] [option.X=Y]...
- *   -engine name=N builtin [weights=FILE]
+ *   -engine name=N cmd=PROG [args=A] [dir=D] [proto=uci|uci1|ucci|xboard] [option.X=Y]...
+ *           [tc=B+I] [st=S] [nodes=N] [depth=N]       (its own limits: time odds)
+ *   -engine name=N builtin [weights=FILE] [tc=..] [st=..] [nodes=..] [depth=..]
  *   -each tc=10+0.1 | st=0.5 | nodes=N | depth=N [timemargin=MS] [proto=..] [option.X=Y]
- *   -openings file=F [format=epd] [order=sequential] [seed=S]
+ *   -tournament round-robin|gauntlet                   (more than two engines)
+ *   -openings file=F [format=epd|pgn] [order=sequential|random] [seed=S] [start=N]
+ *             [plies=N]
  *   -rounds N [-games 2] | -games N      (games are played in pairs)
- *   -sprt elo0=X elo1=Y [alpha=A] [beta=B] [model=normalized|logistic]
+ *   -sprt elo0=X elo1=Y [alpha=A] [beta=B] [model=normalized|logistic]   (two engines)
  *   -resign movecount=N score=CP   -draw movenumber=N movecount=M score=CP
  *   -maxmoves N   -pgnout FILE   -ratinginterval N   -repeat   -recover (accepted)
  *
- * The first -engine is player 0, the second player 1 (engine A of the statistics).
+ * The engines are numbered in command-line order from 0; with two, engine 0 is player 0
+ * (engine A of the statistics). -rounds N plays N cycles of every pairing of the
+ * tournament, -games G games (G / 2 pairs) per pairing and cycle: a round robin of E
+ * engines plays N G E (E - 1) / 2 games, a gauntlet N G (E - 1).
  */
 #ifndef CHUHE_COORD_CLI_H
 #define CHUHE_COORD_CLI_H

@@ -23,14 +23,21 @@
 
 enum {
     COORD_PATH_MAX = 1024,
+    COORD_MAX_INFLIGHT_CAP = 64,     /* the highest --max-inflight */
+    COORD_DEFAULT_MAX_INFLIGHT = 8,  /* pairs a worker may hold unacknowledged */
+    COORD_DEFAULT_RATE_LIMIT = 1000, /* messages a second per worker */
     COORD_ENDPOINT_MAX = 256,
     COORD_DEFAULT_NODES = 10000, /* when no --nodes, --depth or --movetime is given */
     COORD_DEFAULT_RANDOM_PLIES = 8,
     COORD_DEFAULT_MAX_PLIES = 400,
     COORD_DEFAULT_GAMES = 1000,
+    COORD_MAX_ENGINES = 32, /* engines of one run (a match has two) */
+    COORD_OPTS_MAX = 512,   /* entries of the option table */
 };
 
-#define COORD_DEFAULT_BIND "tcp://*:5555"
+/* Without keys and --open-network only loopback endpoints may be bound. */
+#define COORD_DEFAULT_BIND_OPEN "tcp://*:5555"
+#define COORD_DEFAULT_BIND_LOCAL "tcp://127.0.0.1:5555"
 #define COORD_CONFIG_FORMAT "chuhe-coordinator run config 1"
 
 typedef struct {
@@ -44,13 +51,29 @@ typedef struct {
     int random_plies;              /* random openings: plies from the start position */
     uint64_t seed;                 /* random openings: pair p uses a seed derived from it */
     int opening_max_score;         /* random openings: keep |score| <= this; 0: any */
-    char weights[2][PROTO_WEIGHTS_MAX + 1]; /* per player; "" for the built-in weights */
-    /* External engines, per player: a command makes the player external. */
-    char name[2][64];                        /* "" for a name from the weights or command */
-    char cmd[2][PROTO_COMMAND_MAX + 1];      /* program and arguments; "" built-in */
-    char proto[2][16];                       /* uci (default), uci1, ucci */
-    char options[2][PROTO_COMMAND_MAX + 1];  /* "Name=Value;Name=Value" */
-    char dir[2][PROTO_COMMAND_MAX + 1];      /* working directory */
+    /* Engines, indexed 0..engines-1 (options --X-red, --X-black, then --X-2, --X-3...).
+     * A command makes the engine external. */
+    int engines;         /* 2..COORD_MAX_ENGINES */
+    char tournament[16]; /* more than two engines: "roundrobin" or "gauntlet" */
+    char weights[COORD_MAX_ENGINES][PROTO_WEIGHTS_MAX + 1]; /* "" for the built-in weights */
+    char name[COORD_MAX_ENGINES][64];                       /* "" for a name from weights or cmd */
+    char cmd[COORD_MAX_ENGINES][PROTO_COMMAND_MAX + 1];     /* program and arguments */
+    char proto[COORD_MAX_ENGINES][16];                      /* uci (default), uci1, ucci, xboard */
+    char options[COORD_MAX_ENGINES][PROTO_COMMAND_MAX + 1]; /* "Name=Value;Name=Value" */
+    char dir[COORD_MAX_ENGINES][PROTO_COMMAND_MAX + 1];     /* working directory */
+    /* Per-engine limits (time odds): a nonzero node or depth limit replaces the run's
+     * one for that engine; a clock or move time replaces both of the run's time
+     * settings (see coord_engine_limits). */
+    char engine_tc[COORD_MAX_ENGINES][32];
+    int engine_movetime[COORD_MAX_ENGINES];
+    uint64_t engine_nodes[COORD_MAX_ENGINES];
+    int engine_depth[COORD_MAX_ENGINES];
+    /* Opening files: "epd" or "pgn" ("" by the file name), "sequential" or "random"
+     * order (shuffled by the seed), the 1-based first opening, PGN plies kept. */
+    char opening_format[8];
+    char opening_order[16];
+    int opening_start;
+    int opening_plies;
     char tc[32];                             /* "BASE+INC" seconds, "" for none */
     int timemargin;                          /* ms of overrun before a time forfeit */
     char sprt[128]; /* "elo0=X elo1=Y [alpha=A] [beta=B] [model=M]"; "" none */
@@ -68,12 +91,29 @@ typedef struct {
     char pgnout[COORD_PATH_MAX]; /* PGN of every stored game, written at the end; "" none */
     int rating_interval;         /* games between logged rating lines; 0: none */
     char ack_log[COORD_PATH_MAX]; /* a JSON line per ACK sent (coord_acklog.h); "" none */
+
+    /* Security and limits (session settings too). */
+    char curve_secret[COORD_PATH_MAX]; /* the coordinator's secret key; "" plain */
+    char allow_keys[COORD_PATH_MAX];   /* the workers' public keys */
+    bool open_network;                 /* plain mode on a non-loopback endpoint */
+    int max_message;                   /* bytes of a worker's message (ZMQ_MAXMSGSIZE) */
+    int max_inflight;                  /* pairs a worker holds unacknowledged */
+    double rate_limit;                 /* messages a second per worker; 0: no limit */
+    double rate_burst;                 /* messages at once; 0: two seconds' worth */
 } CoordConfig;
 
 /* Which options the command line gave (indexed by the option table, opaque). */
 typedef struct {
-    bool given[64];
+    bool given[COORD_OPTS_MAX];
 } CoordGiven;
+
+/* One engine's effective limits: its own where it has them, else the run's. */
+typedef struct {
+    uint64_t nodes;
+    int depth;
+    int movetime;                   /* ms per move */
+    uint32_t tc_base_ms, tc_inc_ms; /* clock; base 0: none */
+} CoordLimits;
 
 typedef struct {
     char msg[1200];
@@ -102,6 +142,25 @@ bool coord_parse_tc(const char *text, uint32_t *base_ms, uint32_t *inc_ms);
 
 /* Parses the --sprt text into p; *has is false for "". */
 bool coord_parse_sprt(const char *text, SprtParams *p, bool *has, CoordError *err);
+
+/* Engine e's limits (the clock as checked by coord_config_finish_new). */
+void coord_engine_limits(const CoordConfig *c, int e, CoordLimits *out);
+
+/* The option suffix of engine e: "red", "black", then "2", "3"... */
+const char *coord_engine_suffix(int e, char buf[16]);
+
+/* The coordinator's network rule, checked before any file is touched: CURVE needs both
+ * key options; without keys only a loopback endpoint may be bound (127.0.0.0/8, ::1,
+ * localhost, ipc://, inproc://) unless --open-network is given. Fills in the default
+ * endpoint of the mode when --bind is not given. */
+bool coord_config_check_network(CoordConfig *c, CoordError *err);
+
+/* Whether a ZeroMQ endpoint is reachable from this machine only. */
+bool coord_endpoint_is_local(const char *endpoint);
+
+/* The longest message a worker sends in a run with this move limit (a GAME of max_plies
+ * plies with the longest FEN, or an ERROR). */
+int coord_worker_message_max(int max_plies);
 
 /* The option list for --help. */
 void coord_config_usage(FILE *f);

@@ -3,18 +3,90 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "coord_log.h"
 
-static void log_bad_opening(void *ctx, const char *msg)
+/* The first bad opening is the error; the count of the others goes with it. */
+typedef struct {
+    char first[COORD_PATH_MAX + 200];
+    int bad;
+} BadOpenings;
+
+static void note_bad_opening(void *ctx, const char *msg)
 {
-    (void)ctx;
-    coord_log("openings: %s (skipped)", msg);
+    BadOpenings *b = ctx;
+    if (b->bad++ == 0)
+        snprintf(b->first, sizeof b->first, "%s", msg);
 }
 
 uint64_t sched_pairs_for_games(uint64_t games)
 {
     return games / 2 + games % 2;
+}
+
+static bool is_pgn(const CoordConfig *cfg)
+{
+    if (cfg->opening_format[0])
+        return !strcmp(cfg->opening_format, "pgn");
+    size_t n = strlen(cfg->openings);
+    return n >= 4 && !strcasecmp(cfg->openings + n - 4, ".pgn");
+}
+
+/* SplitMix64 steps: the shuffle's random numbers. */
+static uint64_t mix(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static bool load_openings(Schedule *s, const CoordConfig *cfg, SchedError *err)
+{
+    OpeningError oerr;
+    BadOpenings bad = {"", 0};
+    int got = is_pgn(cfg)
+                  ? opening_list_load_pgn(&s->list, cfg->openings, cfg->opening_plies,
+                                          note_bad_opening, &bad, &oerr)
+                  : opening_list_load(&s->list, cfg->openings, note_bad_opening, &bad, &oerr);
+    if (got < 0) {
+        snprintf(err->msg, sizeof err->msg, "openings: %s", oerr.msg);
+        return false;
+    }
+    if (bad.bad > 0) {
+        snprintf(err->msg, sizeof err->msg, "openings: %s%s", bad.first,
+                 bad.bad > 1 ? " (and more bad openings after it)" : "");
+        return false;
+    }
+    if (s->list.count == 0) {
+        snprintf(err->msg, sizeof err->msg, "openings: %s: no opening in the file", cfg->openings);
+        return false;
+    }
+    uint64_t n = (uint64_t)s->list.count;
+    if (cfg->opening_start > 0 && (uint64_t)cfg->opening_start > n) {
+        snprintf(err->msg, sizeof err->msg,
+                 "openings: --opening-start %d, but %s has %llu openings", cfg->opening_start,
+                 cfg->openings, (unsigned long long)n);
+        return false;
+    }
+    s->first = cfg->opening_start > 0 ? (uint64_t)cfg->opening_start - 1 : 0;
+    if (!strcmp(cfg->opening_order, "random")) {
+        /* Fisher-Yates from the run seed: the same order on every restart */
+        s->order = malloc(n * sizeof *s->order);
+        if (!s->order)
+            COORD_FATAL("out of memory for %llu openings", (unsigned long long)n);
+        for (uint64_t i = 0; i < n; i++)
+            s->order[i] = (uint32_t)i;
+        uint64_t state = cfg->seed ^ 0x6f70656e696e6773ULL; /* "openings" */
+        for (uint64_t i = n - 1; i > 0; i--) {
+            uint64_t j = mix(&state) % (i + 1);
+            uint32_t t = s->order[i];
+            s->order[i] = s->order[j];
+            s->order[j] = t;
+        }
+    }
+    return true;
 }
 
 bool sched_init(Schedule *s, const CoordConfig *cfg, SchedError *err)
@@ -24,18 +96,24 @@ bool sched_init(Schedule *s, const CoordConfig *cfg, SchedError *err)
     opening_list_init(&s->list);
     s->target = sched_pairs_for_games(cfg->games);
     s->seed = cfg->seed;
+    s->engines = cfg->engines;
+    s->kind = TOUR_ROUNDROBIN;
+    if (cfg->tournament[0] && !tour_kind_parse(cfg->tournament, &s->kind)) {
+        snprintf(err->msg, sizeof err->msg, "unknown tournament '%s'", cfg->tournament);
+        return false;
+    }
+    if (tour_pairings(s->kind, s->engines) == 0) {
+        snprintf(err->msg, sizeof err->msg, "%d engines: 2 to %d are possible", s->engines,
+                 TOUR_MAX_ENGINES);
+        return false;
+    }
     if (cfg->openings[0]) {
-        OpeningError oerr;
-        int bad = opening_list_load(&s->list, cfg->openings, log_bad_opening, NULL, &oerr);
-        if (bad < 0) {
-            snprintf(err->msg, sizeof err->msg, "%s", oerr.msg);
-            return false;
-        }
-        if (s->list.count == 0) {
-            snprintf(err->msg, sizeof err->msg, "%s: no usable opening", cfg->openings);
-            return false;
-        }
-        return true;
+        if (load_openings(s, cfg, err))
+            return true;
+        opening_list_free(&s->list);
+        free(s->order);
+        s->order = NULL;
+        return false;
     }
     s->spec.fen = NULL;
     s->spec.plies = cfg->random_plies;
@@ -51,12 +129,23 @@ bool sched_init(Schedule *s, const CoordConfig *cfg, SchedError *err)
     return true;
 }
 
+void sched_pair_engines(const Schedule *s, uint64_t id, int *first, int *second)
+{
+    tour_pair_engines(s->kind, s->engines, id, first, second);
+}
+
+uint64_t sched_pairings(const Schedule *s)
+{
+    return tour_pairings(s->kind, s->engines);
+}
+
 void sched_free(Schedule *s)
 {
     for (uint64_t i = 0; i < s->cap; i++)
         free(s->pairs[i].opening);
     free(s->pairs);
     free(s->queue);
+    free(s->order);
     opening_list_free(&s->list);
     engine_free(&s->engine);
     memset(s, 0, sizeof *s);
@@ -283,7 +372,8 @@ const Opening *sched_opening(Schedule *s, uint64_t id, SchedError *err)
     if (!op)
         COORD_FATAL("out of memory for an opening");
     if (s->list.count > 0) {
-        *op = s->list.items[id % (uint64_t)s->list.count];
+        uint64_t k = (s->first + id) % (uint64_t)s->list.count;
+        *op = s->list.items[s->order ? s->order[k] : k];
     } else {
         OpeningError oerr;
         if (!opening_random(op, &s->spec, pair_seed(s->seed, id), NULL, &oerr)) {

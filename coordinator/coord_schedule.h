@@ -3,9 +3,10 @@
  * and the opening of each.
  *
  * A pair is one opening played twice with colours swapped; its id also picks its
- * opening (line id of the openings file, cycling, or random plies from a seed derived
- * from the run seed and the id), so an opening never has to be stored to be known
- * again after a restart. Pairs are handed out in id order, except that pairs put back
+ * engines (tournament.h) and its opening (opening id of the openings file in the
+ * file's or a seeded shuffled order, cycling, or random plies from a seed derived from
+ * the run seed and the id), so neither has to be stored to be known again after a
+ * restart. Pairs are handed out in id order, except that pairs put back
  * (a silent worker, a half-stored pair found on restart) go first. The target counts
  * complete pairs: new ids are handed out while complete + outstanding pairs fall short
  * of it.
@@ -25,6 +26,7 @@
 #include "coord_config.h"
 #include "engine.h"
 #include "opening.h"
+#include "tournament.h"
 
 typedef enum { PAIR_UNISSUED, PAIR_QUEUED, PAIR_ASSIGNED, PAIR_DONE, PAIR_DROPPED } PairState;
 
@@ -55,8 +57,13 @@ typedef struct {
     bool stopped; /* an early stop (SPRT): no pair is handed out any more */
     uint64_t *queue; /* ring of QUEUED ids, possibly stale */
     uint64_t qhead, qlen, qcap;
+    /* engines */
+    int engines;
+    TourKind kind;
     /* openings */
     OpeningList list; /* from --openings; empty for random openings */
+    uint32_t *order;  /* list order for order=random (a seeded shuffle); NULL: file order */
+    uint64_t first;   /* the opening (in that order) of pair 0 */
     RandomOpeningSpec spec;
     Engine *engine; /* for the random openings' score bound; NULL without one */
     uint64_t seed;
@@ -66,7 +73,9 @@ typedef struct {
     char msg[COORD_PATH_MAX + 256];
 } SchedError;
 
-/* Loads the openings (logging bad lines) and sets the target from cfg->games. */
+/* Loads the openings and sets the engines and the target from cfg. A bad opening file
+ * (unreadable, or any line or game that is not a playable opening) is an error: err
+ * names the first bad line ("path:line: reason") or game ("path: game N ..."). */
 bool sched_init(Schedule *s, const CoordConfig *cfg, SchedError *err);
 void sched_free(Schedule *s);
 
@@ -77,6 +86,12 @@ uint64_t sched_pairs_for_games(uint64_t games);
  * file's next pair id queues every lower pair that is not complete. */
 void sched_restore_game(Schedule *s, uint64_t pair_id, unsigned game_in_pair);
 void sched_restore_end(Schedule *s, uint64_t next_pair_id);
+
+/* The engines of pair id: first has Red in game 0 and Black in game 1. */
+void sched_pair_engines(const Schedule *s, uint64_t id, int *first, int *second);
+
+/* Pairings in one cycle (rounds of the tournament). */
+uint64_t sched_pairings(const Schedule *s);
 
 /* The pair for id; NULL if it was never handed out. */
 Pair *sched_pair(Schedule *s, uint64_t id);

@@ -1,6 +1,7 @@
 #include "coord_server.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,8 @@
 
 #include "coord_accept.h"
 #include "coord_acklog.h"
+#include "coord_auth.h"
+#include "coord_limits.h"
 #include "coord_log.h"
 #include "coord_signal.h"
 #include "timeman.h"
@@ -27,6 +30,10 @@ enum {
 /* Workers of an earlier session reconnect within their backoff (at most 5 s) and beat
  * every second: a session that starts on a complete run waits this long for them. */
 #define REJOIN_SECONDS 7.0
+/* A run file that cannot be written (a full disk) is tried again this often, and a
+ * reminder logged this often while it stays so. */
+#define STALL_RETRY_SECONDS 5.0
+#define STALL_NOTE_SECONDS 60.0
 
 /* A worker rank, known by its ZeroMQ routing id. Never removed, so indices stay valid
  * in the schedule; a worker silent past the heartbeat timeout is only marked dead. */
@@ -36,11 +43,19 @@ typedef struct {
     char name[PROTO_HOST_MAX + 96]; /* for log lines */
     bool hello;
     uint32_t rank;
+    char host[PROTO_HOST_MAX + 1]; /* from its HELLO */
     double last_seen;
     bool alive;
     bool told_done;
     int64_t pair; /* the pair it holds, -1 for none */
     uint64_t stored, rejected;
+    WorkerLimits limits;
+    bool throttled; /* waiting for ACKs under --max-inflight (logged once) */
+    /* CURVE: the key its messages carry, checked against the allow-list generation */
+    char key[KEYS_Z85_LEN + 1];
+    char key_name[KEYS_NAME_MAX + 1];
+    uint64_t key_generation;
+    bool key_allowed;
 } Worker;
 
 /* An ACK held back until the games before it are durable (all ACKs wait while any game
@@ -65,11 +80,18 @@ typedef struct {
     bool dirty;    /* games appended since the last flush */
     int pending;   /* their number */
     double first_pending_at;
-    bool failed;
     double now;
     double finished_at; /* when the target was reached; < 0 before */
+    bool failed;        /* the ack log cannot be written: the session stops */
     bool complete_at_start;
     AckLog *acklog;     /* --ack-log, or NULL */
+    CoordAuth *auth;
+    /* The run file cannot be written: no work goes out, no game is taken, the ACKs of
+     * the games waiting for the flush are held until a retry succeeds. */
+    bool stalled;
+    bool stall_broken; /* a write failed part-way: only a restart goes on */
+    double stalled_at, next_retry, next_note;
+    CoordLogGate gate; /* lines about dropped messages and games not taken */
 } Server;
 
 /* ---- workers ---- */
@@ -115,6 +137,7 @@ static int worker_find(Server *s, const uint8_t *id, size_t len)
     w->pair = -1;
     w->alive = true;
     w->last_seen = s->now;
+    limits_init(&w->limits, s->cfg, s->now);
     name_from_identity(w);
     return s->nworkers++;
 }
@@ -138,15 +161,19 @@ static void send_frame(Server *s, int i, const uint8_t *frame, size_t len)
         zmq_send(s->router, frame, len, ZMQ_DONTWAIT) < 0) {
         int e = zmq_errno();
         ProtoType type = len >= 8 ? (ProtoType)(frame[6] | frame[7] << 8) : PROTO_TYPE_NB;
-        if (e == EHOSTUNREACH || e == EAGAIN)
-            coord_log("%s to %s not sent: %s", proto_type_name(type), w->name,
-                      e == EHOSTUNREACH ? "disconnected" : "its queue is full");
-        else
+        uint64_t held_back;
+        if (e != EHOSTUNREACH && e != EAGAIN)
             COORD_FATAL("zmq_send: %s", zmq_strerror(e));
+        /* a peer that does not read (a flood) must not flood the log */
+        if (coord_log_gate(&s->gate, s->now, &held_back))
+            coord_log("%s to %s not sent: %s%s", proto_type_name(type), w->name,
+                      e == EHOSTUNREACH ? "disconnected" : "its queue is full",
+                      held_back ? " (and more lines like this)" : "");
     }
 }
 
 static void commit(Server *s);
+static void stall(Server *s, const char *why);
 
 /* Records an ACK in the --ack-log before it is sent; a log that fails stops the run. */
 static bool ack_logged(Server *s, int i, const ProtoAck *a)
@@ -159,20 +186,21 @@ static bool ack_logged(Server *s, int i, const ProtoAck *a)
     return false;
 }
 
-/* Sends m to worker i. ACKs wait for the pending flush if games wait for one; DONE
- * forces that flush first, so that a worker never leaves with a game unacknowledged. */
+/* Sends m to worker i. ACKs wait for the pending flush if games wait for one. */
 static void send_to(Server *s, int i, const ProtoMsg *m)
 {
-    if (m->type == PROTO_DONE && (s->dirty || s->nout))
-        commit(s);
     ProtoError perr;
     size_t len = proto_encode(m, s->buf, PROTO_MAX_MESSAGE, &perr);
     if (!len)
         COORD_FATAL("encoding %s for %s: %s", proto_type_name(m->type), s->workers[i].name,
                     perr.msg);
     if (m->type != PROTO_ACK || (!s->dirty && s->nout == 0)) {
-        if (m->type != PROTO_ACK || ack_logged(s, i, &m->ack))
-            send_frame(s, i, s->buf, len);
+        if (m->type == PROTO_ACK) {
+            if (!ack_logged(s, i, &m->ack))
+                return;
+            limits_acked(&s->workers[i].limits, m->ack.pair_id, m->ack.game_in_pair);
+        }
+        send_frame(s, i, s->buf, len);
         return;
     }
     if (s->nout == s->out_cap) {
@@ -193,8 +221,14 @@ static void send_to(Server *s, int i, const ProtoMsg *m)
     memcpy(d->frame, s->buf, len);
 }
 
+/* DONE forces the pending flush first, so that a worker never leaves with a game
+ * unacknowledged; while the run file cannot be written it becomes a WAIT. */
 static void send_simple(Server *s, int i, ProtoType type)
 {
+    if (type == PROTO_DONE && (s->dirty || s->nout))
+        commit(s);
+    if (type == PROTO_DONE && (s->stalled || s->failed))
+        type = PROTO_WAIT;
     ProtoMsg m;
     proto_init(&m, type);
     if (type == PROTO_WAIT)
@@ -215,16 +249,19 @@ static void send_error(Server *s, int i, const char *text)
     send_to(s, i, &m);
 }
 
+/* Engine i as the WORK message's player, with its own limits. */
 static void fill_player(const CoordConfig *cfg, uint16_t id, int i, ProtoPlayer *p)
 {
+    CoordLimits lim;
+    coord_engine_limits(cfg, i, &lim);
     p->player_id = id;
     p->kind = cfg->cmd[i][0] ? PROTO_ENGINE_EXTERNAL : PROTO_ENGINE_BUILTIN;
     p->hash_mb = (uint32_t)cfg->hash_mb;
-    p->nodes = cfg->nodes;
-    p->depth = (uint16_t)cfg->depth;
-    p->movetime_ms = (uint32_t)cfg->movetime;
-    if (!coord_parse_tc(cfg->tc, &p->tc_base_ms, &p->tc_inc_ms))
-        p->tc_base_ms = p->tc_inc_ms = 0; /* checked when the run started */
+    p->nodes = lim.nodes;
+    p->depth = (uint16_t)lim.depth;
+    p->movetime_ms = (uint32_t)lim.movetime;
+    p->tc_base_ms = lim.tc_base_ms;
+    p->tc_inc_ms = lim.tc_inc_ms;
     p->margin_ms = (uint32_t)cfg->timemargin;
     if (p->kind == PROTO_ENGINE_EXTERNAL) {
         ProtoExtProtocol proto = PROTO_EXT_UCI;
@@ -250,8 +287,10 @@ static void send_work(Server *s, int i, uint64_t pair, const Opening *op)
     snprintf(w->opening_fen, sizeof w->opening_fen, "%s", op->fen);
     w->nmoves = (uint16_t)op->nmoves;
     memcpy(w->moves, op->moves, (size_t)op->nmoves * sizeof op->moves[0]);
+    int engine[2];
+    sched_pair_engines(s->run->sched, pair, &engine[0], &engine[1]);
     for (int p = 0; p < 2; p++)
-        fill_player(cfg, s->run->players[p], p, &w->players[p]);
+        fill_player(cfg, s->run->players[engine[p]], engine[p], &w->players[p]);
     w->settings.max_plies = (uint16_t)cfg->max_plies;
     w->settings.resign_moves = (uint16_t)cfg->resign_moves;
     w->settings.resign_score = (uint16_t)cfg->resign_score;
@@ -270,6 +309,10 @@ static void on_request(Server *s, int i)
 {
     Worker *w = &s->workers[i];
     Schedule *sched = s->run->sched;
+    if (s->stalled) {
+        send_simple(s, i, PROTO_WAIT);
+        return;
+    }
     if (w->pair >= 0) {
         Pair *p = sched_pair(sched, (uint64_t)w->pair);
         if (p && p->state == PAIR_ASSIGNED && p->worker == i) {
@@ -285,9 +328,20 @@ static void on_request(Server *s, int i)
             coord_log("pair %lld is unfinished after %s moved on: back in the queue",
                       (long long)w->pair, w->name);
             sched_release(sched, (uint64_t)w->pair);
+            limits_release(&w->limits, (uint64_t)w->pair);
         }
         w->pair = -1;
     }
+    if (limits_held(&w->limits) >= s->cfg->max_inflight && !sched_finished(sched)) {
+        if (!w->throttled)
+            coord_log("%s holds %d pairs not yet acknowledged (--max-inflight %d): no new pair "
+                      "until their ACKs are out",
+                      w->name, limits_held(&w->limits), s->cfg->max_inflight);
+        w->throttled = true;
+        send_simple(s, i, PROTO_WAIT);
+        return;
+    }
+    w->throttled = false;
     uint64_t id;
     while (sched_assign_next(sched, i, s->now, &id)) {
         SchedError serr;
@@ -298,6 +352,7 @@ static void on_request(Server *s, int i)
             continue;
         }
         w->pair = (int64_t)id;
+        limits_hold(&w->limits, id);
         send_work(s, i, id, op);
         return;
     }
@@ -330,6 +385,15 @@ static void on_game(Server *s, int i)
     Worker *w = &s->workers[i];
     CoordRun *run = s->run;
     ProtoGame *g = &s->msg->game;
+    uint64_t held_back;
+    if (s->stalled) {
+        /* not acknowledged: the worker sends it again */
+        if (coord_log_gate(&s->gate, s->now, &held_back))
+            coord_log("game %u of pair %llu from %s not taken: the run file cannot be written%s",
+                      g->game_in_pair, (unsigned long long)g->pair_id, w->name,
+                      held_back ? " (and more lines like this)" : "");
+        return;
+    }
     Pair *held = sched_pair(run->sched, g->pair_id);
     if (held && held->state == PAIR_ASSIGNED && held->worker == i)
         held->received++;
@@ -360,10 +424,16 @@ static void on_game(Server *s, int i)
         if (w->pair < 0)
             w->pair = (int64_t)g->pair_id;
     }
-    int red = g->game_in_pair; /* player index with Red: 0 in game 0, 1 in game 1 */
+    int engine[2]; /* the pair's engines; engine[0] has Red in game 0, Black in game 1 */
+    sched_pair_engines(run->sched, g->pair_id, &engine[0], &engine[1]);
+    int red = engine[g->game_in_pair], black = engine[1 - g->game_in_pair];
     RunError rerr;
     if (!runfile_append_game(run->rf, &g->rec, g->pair_id, g->game_in_pair, run->players[red],
-                             run->players[1 - red], g->worker_rank, &id, &rerr)) {
+                             run->players[black], g->worker_rank, &id, &rerr)) {
+        if (runfile_broken(run->rf)) {
+            stall(s, rerr.msg); /* not the game's fault: it is not acknowledged */
+            return;
+        }
         coord_log("rejected game %u of pair %llu from %s (rank %u): run file: %s", g->game_in_pair,
                   (unsigned long long)g->pair_id, w->name, g->worker_rank, rerr.msg);
         run->stats->rejected++;
@@ -376,18 +446,8 @@ static void on_game(Server *s, int i)
     s->pending++;
     w->stored++;
     sched_game_stored(run->sched, g->pair_id, g->game_in_pair);
-    coord_stats_add(run->stats, g->rec.outcome, g->rec.reason, g->rec.nplies, red,
-                    record_nodes(&g->rec), true);
-    uint64_t other;
-    const RunGame *partner = NULL;
-    if (runfile_find_game(run->rf, g->pair_id, 1u - g->game_in_pair, &other))
-        partner = runfile_game(run->rf, other);
-    if (partner) {
-        Outcome po = partner->outcome > 0   ? OUTCOME_RED_WIN
-                     : partner->outcome < 0 ? OUTCOME_BLACK_WIN
-                                            : OUTCOME_DRAW;
-        coord_stats_add_pair(run->stats, g->game_in_pair ? po : g->rec.outcome,
-                             g->game_in_pair ? g->rec.outcome : po);
+    coord_stats_worker_game(run->stats, w->hello ? w->host : "?", g->worker_rank, g->rec.reason);
+    if (coord_stats_add_stored(run->stats, run->rf, id, record_nodes(&g->rec), true)) {
         double llr;
         SprtState ss = coord_stats_sprt(run->stats, &llr);
         if (ss != SPRT_CONTINUE && !run->sched->stopped) {
@@ -399,9 +459,8 @@ static void on_game(Server *s, int i)
         }
     }
     if (s->cfg->rating_interval > 0 && run->stats->games % (uint64_t)s->cfg->rating_interval == 0) {
-        char text[512];
-        stats_format(text, sizeof text, &run->stats->match, STATS_PENTANOMIAL,
-                     run->stats->has_sprt ? &run->stats->sprt : NULL, STATS_REPORT_LINE);
+        char text[1024];
+        coord_stats_rating_text(run->stats, text, sizeof text);
         coord_log("after %llu games: %s", (unsigned long long)run->stats->games, text);
     }
     send_ack(s, i, g, PROTO_ACK_STORED, id);
@@ -413,9 +472,14 @@ static void on_hello(Server *s, int i)
     const ProtoHello *h = &s->msg->hello;
     w->hello = true;
     w->rank = h->rank;
+    snprintf(w->host, sizeof w->host, "%s", h->hostname);
     snprintf(w->name, sizeof w->name, "rank %u/%u on %s (pid %u)", h->rank, h->world_size,
              h->hostname, h->pid);
-    coord_log("worker joined: %s, version %s", w->name, h->version);
+    if (w->key[0])
+        coord_log("worker joined: %s, version %s, key %s", w->name, h->version,
+                  w->key_name[0] ? w->key_name : w->key);
+    else
+        coord_log("worker joined: %s, version %s", w->name, h->version);
     if (strcmp(h->version, CHUHE_VERSION))
         coord_log("note: %s runs version %s, the coordinator %s", w->name, h->version,
                   CHUHE_VERSION);
@@ -423,7 +487,7 @@ static void on_hello(Server *s, int i)
 
 static void on_heartbeat(Server *s, int i)
 {
-    if (sched_finished(s->run->sched)) {
+    if (sched_finished(s->run->sched) && !s->stalled) {
         send_simple(s, i, PROTO_DONE);
         return;
     }
@@ -454,6 +518,69 @@ static long recv_frame(Server *s, void *buf, size_t cap, bool *more)
     return n;
 }
 
+/* Receives the body frame into s->buf (at most PROTO_MAX_MESSAGE bytes kept); returns
+ * its size and the peer's CURVE key (the User-Id the ZAP handler gave, "" for none). */
+static long recv_body(Server *s, bool *more, char key[KEYS_Z85_LEN + 1])
+{
+    zmq_msg_t msg;
+    if (zmq_msg_init(&msg) != 0 || zmq_msg_recv(&msg, s->router, ZMQ_DONTWAIT) < 0)
+        COORD_FATAL("zmq_msg_recv: %s", zmq_strerror(zmq_errno()));
+    size_t len = zmq_msg_size(&msg);
+    memcpy(s->buf, zmq_msg_data(&msg), len < PROTO_MAX_MESSAGE ? len : PROTO_MAX_MESSAGE);
+    *more = zmq_msg_more(&msg) != 0;
+    const char *user = coord_auth_curve(s->auth) ? zmq_msg_gets(&msg, "User-Id") : NULL;
+    snprintf(key, KEYS_Z85_LEN + 1, "%s", user ? user : "");
+    if (zmq_msg_close(&msg) != 0)
+        COORD_FATAL("zmq_msg_close: %s", zmq_strerror(zmq_errno()));
+    return (long)len;
+}
+
+/* Whether a worker's message is taken under the rate limit; logs the start of a run of
+ * drops and the start of a flood. */
+static bool admitted(Server *s, int i)
+{
+    Worker *w = &s->workers[i];
+    LimitVerdict v = limits_admit(&w->limits, s->cfg, s->now);
+    if (v == DROP_FIRST) {
+        uint64_t held_back;
+        if (coord_log_gate(&s->gate, s->now, &held_back))
+            coord_log("rate limit: %s sends more than %g messages a second (burst %g): "
+                      "dropping the excess",
+                      w->name, s->cfg->rate_limit, w->limits.rate.burst);
+    } else if (v == DROP_FLOODING) {
+        int released = sched_release_worker(s->run->sched, i);
+        limits_release_all(&w->limits);
+        w->pair = -1;
+        coord_log("rate limit: %s keeps flooding (%.0f messages dropped without a pause): "
+                  "ignored for %.0f s%s",
+                  w->name, LIMITS_FLOOD_BURSTS * w->limits.rate.burst, LIMITS_IGNORE_SECONDS,
+                  released ? "; its pair is back in the queue" : "");
+    }
+    return v == ADMIT;
+}
+
+/* CURVE: whether the key a message came with is (still) on the allow-list. A reload can
+ * take a key off; the connections made with it stay up, so their messages are dropped. */
+static bool key_allowed(Server *s, int i, const char *key)
+{
+    Worker *w = &s->workers[i];
+    if (!coord_auth_curve(s->auth))
+        return true;
+    uint64_t gen = coord_auth_generation(s->auth);
+    if (strcmp(key, w->key) || w->key_generation != gen || !w->key[0]) {
+        const AllowedKey *k = coord_auth_find(s->auth, key);
+        snprintf(w->key, sizeof w->key, "%s", key);
+        snprintf(w->key_name, sizeof w->key_name, "%s", k ? k->name : "");
+        w->key_generation = gen;
+        w->key_allowed = k != NULL;
+    }
+    uint64_t held_back;
+    if (!w->key_allowed && coord_log_gate(&s->gate, s->now, &held_back))
+        coord_log("dropped a message from %s: its key %s is no longer allowed", w->name,
+                  key[0] ? key : "(none)");
+    return w->key_allowed;
+}
+
 /* Handles one waiting message; false when none was waiting. */
 static bool handle_one(Server *s)
 {
@@ -464,23 +591,27 @@ static bool handle_one(Server *s)
         return false;
     if (!more)
         return true; /* a ROUTER always prefixes the routing id; cannot happen */
-    long len = recv_frame(s, s->buf, PROTO_MAX_MESSAGE, &more);
+    char key[KEYS_Z85_LEN + 1];
+    long len = recv_body(s, &more, key);
     int i = worker_find(s, id, (size_t)(idlen > IDENTITY_MAX ? IDENTITY_MAX : idlen));
     Worker *w = &s->workers[i];
+    bool one_frame = !more;
+    uint8_t junk[64];
+    while (more && recv_frame(s, junk, sizeof junk, &more) >= 0) {
+    }
+    if (!admitted(s, i) || !key_allowed(s, i, key))
+        return true;
     if (!w->alive)
         coord_log("%s is back", w->name);
     w->alive = true;
     w->last_seen = s->now;
-    if (more) {
-        uint8_t junk[64];
-        while (more && recv_frame(s, junk, sizeof junk, &more) >= 0) {
-        }
+    if (!one_frame) {
         coord_log("rejected message from %s: more than one frame", w->name);
         send_error(s, i, "a message is one frame");
         return true;
     }
     ProtoError perr;
-    if (len < 0 || len > PROTO_MAX_MESSAGE) {
+    if (len > PROTO_MAX_MESSAGE) {
         coord_log("rejected message from %s: %ld bytes, more than %d", w->name, len,
                   PROTO_MAX_MESSAGE);
         send_error(s, i, "message too long");
@@ -518,27 +649,85 @@ static bool handle_one(Server *s)
     return true;
 }
 
-/* Flushes the run file, then sends the replies held back for it, in order. */
+/* Games appended and not yet on disk. */
+static uint64_t unflushed(const Server *s)
+{
+    return runfile_game_count(s->run->rf) - runfile_flushed_game_count(s->run->rf);
+}
+
+/* A flush failed: hold everything that depends on it. */
+static void stall(Server *s, const char *why)
+{
+    s->stalled = true;
+    s->stall_broken = runfile_broken(s->run->rf);
+    s->stalled_at = s->now;
+    s->next_retry = s->now + STALL_RETRY_SECONDS;
+    s->next_note = s->now + STALL_NOTE_SECONDS;
+    coord_log_progress_end();
+    unsigned long long safe = (unsigned long long)runfile_flushed_game_count(s->run->rf);
+    if (s->stall_broken)
+        coord_log("run file write failed part-way: %s; no new work and no games are taken, the "
+                  "%llu games acknowledged so far are in the file: stop the coordinator "
+                  "(SIGTERM) and start it again to go on",
+                  why, safe);
+    else
+        coord_log("cannot write the run file: %s; no new work and no games are taken, %llu "
+                  "games wait unacknowledged, the %llu acknowledged so far are in the file; "
+                  "trying again every %.0f s",
+                  why, (unsigned long long)unflushed(s), safe, STALL_RETRY_SECONDS);
+}
+
+/* Flushes the run file, then sends the replies held back for it, in order. While the
+ * file cannot be written they stay held (retry_flush sends them). */
 static void commit(Server *s)
 {
-    bool durable = true;
+    if (s->stalled)
+        return;
     if (s->dirty) {
         RunError err;
         if (!runfile_flush(s->run->rf, &err)) {
-            coord_log("run file flush failed, no more games can be stored: %s", err.msg);
-            s->failed = true;
-            durable = false;
+            stall(s, err.msg);
+            return;
         }
         s->dirty = false;
         s->pending = 0;
     }
     for (int k = 0; k < s->nout; k++) {
-        durable = durable && ack_logged(s, s->out[k].worker, &s->out[k].ack);
-        if (durable)
-            send_frame(s, s->out[k].worker, s->out[k].frame, s->out[k].len);
-        free(s->out[k].frame);
+        Deferred *d = &s->out[k];
+        if (!s->failed && ack_logged(s, d->worker, &d->ack)) {
+            limits_acked(&s->workers[d->worker].limits, d->ack.pair_id, d->ack.game_in_pair);
+            send_frame(s, d->worker, d->frame, d->len);
+        }
+        free(d->frame);
     }
     s->nout = 0;
+}
+
+/* While stalled: tries the flush again when due, and goes on when it succeeds. */
+static void retry_flush(Server *s, bool now)
+{
+    if (!s->stalled || s->stall_broken || (!now && s->now < s->next_retry))
+        return;
+    RunError err;
+    uint64_t waiting = unflushed(s);
+    if (runfile_flush(s->run->rf, &err)) {
+        s->stalled = false;
+        coord_log("the run file is writable again after %.0f s: %llu games written and "
+                  "acknowledged; handing out work again",
+                  s->now - s->stalled_at, (unsigned long long)waiting);
+        if (s->finished_at >= 0)
+            s->finished_at = s->now; /* the drain time starts again */
+        commit(s);
+        return;
+    }
+    s->next_retry = s->now + STALL_RETRY_SECONDS;
+    if (runfile_broken(s->run->rf)) {
+        stall(s, err.msg);
+    } else if (s->now >= s->next_note) {
+        s->next_note = s->now + STALL_NOTE_SECONDS;
+        coord_log("still cannot write the run file (for %.0f s): %s", s->now - s->stalled_at,
+                  err.msg);
+    }
 }
 
 static bool commit_due(const Server *s)
@@ -549,14 +738,22 @@ static bool commit_due(const Server *s)
            sched_finished(s->run->sched);
 }
 
-/* Workers silent past the timeout are marked dead and their pairs re-queued. */
+/* Workers silent past the timeout are marked dead and their pairs re-queued; runs of
+ * dropped messages that have ended are logged. */
 static void sweep(Server *s)
 {
     for (int i = 0; i < s->nworkers; i++) {
         Worker *w = &s->workers[i];
+        uint64_t dropped;
+        bool ignored;
+        if (limits_drops_ended(&w->limits, s->now, &dropped, &ignored))
+            coord_log("rate limit: %s %s (%llu messages dropped)", w->name,
+                      ignored ? "is no longer ignored" : "is back within the limit",
+                      (unsigned long long)dropped);
         if (!w->alive || s->now - w->last_seen <= s->cfg->heartbeat_timeout)
             continue;
         w->alive = false;
+        limits_release_all(&w->limits);
         int released = sched_release_worker(s->run->sched, i);
         if (released == 1 && w->pair >= 0)
             coord_log("%s silent for %.0f s: pair %lld back in the queue", w->name,
@@ -588,9 +785,12 @@ static void progress(Server *s)
     coord_run_stats_context(s->run, live_workers(s), &cx);
     char line[2048];
     if (s->cfg->json) {
-        coord_stats_json(s->run->stats, &cx, "progress", NULL, false, line, sizeof line);
-        printf("%s\n", line);
+        StrBuf json;
+        strbuf_init(&json);
+        coord_stats_json(s->run->stats, &cx, "progress", NULL, false, &json);
+        printf("%s\n", strbuf_text(&json));
         fflush(stdout);
+        strbuf_free(&json);
     }
     coord_stats_progress_text(s->run->stats, &cx, line, sizeof line);
     coord_log_progress(line);
@@ -600,7 +800,7 @@ static void progress(Server *s)
  * from the start, after REJOIN_SECONDS), or the drain time is over. */
 static bool drained(Server *s)
 {
-    if (!sched_finished(s->run->sched))
+    if (!sched_finished(s->run->sched) || s->stalled)
         return false;
     if (s->finished_at < 0) {
         s->finished_at = s->now;
@@ -638,9 +838,16 @@ static bool open_socket(Server *s)
     setopt_int(s->router, ZMQ_ROUTER_MANDATORY, 1, "ZMQ_ROUTER_MANDATORY");
     /* a worker reconnecting under its routing id takes it over */
     setopt_int(s->router, ZMQ_ROUTER_HANDOVER, 1, "ZMQ_ROUTER_HANDOVER");
-    int64_t maxsize = PROTO_MAX_MESSAGE;
+    /* a longer message from a worker ends its connection */
+    int64_t maxsize = s->cfg->max_message;
     if (zmq_setsockopt(s->router, ZMQ_MAXMSGSIZE, &maxsize, sizeof maxsize) != 0)
         COORD_FATAL("zmq_setsockopt(ZMQ_MAXMSGSIZE): %s", zmq_strerror(zmq_errno()));
+    CoordError err;
+    s->auth = coord_auth_open(s->ctx, s->router, s->cfg, &err);
+    if (!s->auth) {
+        coord_log("%s", err.msg);
+        return false;
+    }
     if (zmq_bind(s->router, s->cfg->bind) != 0) {
         coord_log("cannot bind %s: %s", s->cfg->bind, zmq_strerror(zmq_errno()));
         return false;
@@ -667,6 +874,7 @@ static bool open_socket(Server *s)
 
 static void close_socket(Server *s)
 {
+    coord_auth_close(&s->auth);
     if (s->router && zmq_close(s->router) != 0)
         coord_log("zmq_close: %s", zmq_strerror(zmq_errno()));
     s->router = NULL;
@@ -715,23 +923,31 @@ ServeStatus coord_serve(CoordRun *run, int *signo, int *workers)
                 next_progress = s.now + s.cfg->progress_interval;
             }
             double wait = next_progress - s.now;
-            if (s.dirty && s.first_pending_at + COMMIT_SECONDS - s.now < wait)
+            if (s.dirty && !s.stalled && s.first_pending_at + COMMIT_SECONDS - s.now < wait)
                 wait = s.first_pending_at + COMMIT_SECONDS - s.now;
             long timeout = wait > 0 ? (long)(wait * 1000) + 1 : 0;
             if (timeout > POLL_MAX_MS)
                 timeout = POLL_MAX_MS;
-            zmq_pollitem_t items[2] = {{s.router, 0, ZMQ_POLLIN, 0}, {NULL, sigfd, ZMQ_POLLIN, 0}};
-            if (zmq_poll(items, 2, timeout) < 0 && zmq_errno() != EINTR)
+            zmq_pollitem_t items[2 + COORD_AUTH_POLL_ITEMS] = {{s.router, 0, ZMQ_POLLIN, 0},
+                                                               {NULL, sigfd, ZMQ_POLLIN, 0}};
+            int nitems = 2 + coord_auth_poll_items(s.auth, items + 2);
+            if (zmq_poll(items, nitems, timeout) < 0 && zmq_errno() != EINTR)
                 COORD_FATAL("zmq_poll: %s", zmq_strerror(zmq_errno()));
+            s.now = now_s();
             int sig = coord_signal_pending();
+            if (sig == SIGHUP && coord_auth_curve(s.auth)) {
+                coord_auth_reload(s.auth);
+                sig = 0;
+            }
             if (sig) {
                 *signo = sig;
                 status = SERVE_INTERRUPTED;
                 break;
             }
-            s.now = now_s();
+            coord_auth_handle(s.auth, s.now);
             for (int k = 0; k < DRAIN_BATCH && handle_one(&s); k++) {
             }
+            retry_flush(&s, false);
             if (commit_due(&s))
                 commit(&s);
             if (s.failed)
@@ -739,9 +955,14 @@ ServeStatus coord_serve(CoordRun *run, int *signo, int *workers)
             sweep(&s);
         }
     }
-    /* Games received but not yet committed are flushed and acknowledged on the way out. */
-    if (!s.failed && s.router)
+    /* Games received but not yet committed are flushed and acknowledged on the way out
+     * (a stalled run file gets one more try). */
+    if (!s.failed && s.router) {
+        retry_flush(&s, true);
         commit(&s);
+    }
+    for (int k = 0; k < s.nout; k++)
+        free(s.out[k].frame);
     coord_log_progress_end();
     if (status != SERVE_FAILED)
         progress(&s);

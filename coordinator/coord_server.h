@@ -8,6 +8,18 @@
  * waited two seconds (and before any DONE and on the way out), and only then are their
  * ACKs sent, so no ACK ever precedes durability. Workers silent for longer than the
  * heartbeat timeout lose their pair to the queue.
+ *
+ * Who may connect is coord_auth's business (CURVE and its ZAP handler, polled in the same
+ * loop; SIGHUP reads the allow-list again when keys are on, and stops the coordinator
+ * otherwise). Every message first passes its worker's limits (coord_limits: a rate limit,
+ * and no new pair for a worker holding --max-inflight pairs unacknowledged).
+ *
+ * A flush that fails (a full disk, a quota, a file size limit) stalls the server instead
+ * of ending it: the ACKs of the games waiting for that flush are held, no work goes out
+ * (WAIT) and no game is taken (the workers send theirs again later), heartbeats are
+ * answered, and the flush is tried again every 5 s; once it succeeds everything goes on.
+ * A write that failed part-way (runfile_broken) stalls until SIGTERM: the file keeps every
+ * acknowledged game, and a restarted coordinator goes on from it.
  */
 #ifndef CHUHE_COORD_SERVER_H
 #define CHUHE_COORD_SERVER_H
@@ -24,13 +36,13 @@ typedef struct {
     RunFile *rf;
     Schedule *sched;
     CoordStats *stats;
-    uint16_t players[2]; /* run file player ids: players[0] is Red in game 0 of a pair */
+    uint16_t players[COORD_MAX_ENGINES]; /* run file player id of each engine */
 } CoordRun;
 
 typedef enum {
     SERVE_COMPLETE,    /* the target is reached */
     SERVE_INTERRUPTED, /* a signal; *signo says which */
-    SERVE_FAILED,      /* the socket or the run file failed (logged) */
+    SERVE_FAILED,      /* the socket or the keys failed (logged) */
 } ServeStatus;
 
 /* Binds cfg->bind, prints the endpoint on stdout ("listening ENDPOINT run_id HEX", or a

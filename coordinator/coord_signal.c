@@ -39,6 +39,9 @@ int coord_signals_install(void)
         sigaction(SIGHUP, &sa, NULL) != 0)
         COORD_FATAL("sigaction: %s", strerror(errno));
     signal(SIGPIPE, SIG_IGN);
+    /* past a file size limit a write fails with EFBIG, which the run file handles as a full
+     * disk, instead of killing the process */
+    signal(SIGXFSZ, SIG_IGN);
     return signal_pipe[0];
 }
 

@@ -1,10 +1,11 @@
 #include "coord_stats.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "coord_log.h"
 #include "rules.h"
 
 void coord_stats_init(CoordStats *st, double now)
@@ -13,19 +14,32 @@ void coord_stats_init(CoordStats *st, double now)
     st->start = now;
     stats_counts_init(&st->match);
     sprt_params_default(&st->sprt);
+    coord_stats_set_engines(st, 2);
 }
 
-static StatsScore p0_score(Outcome o, int p0_red)
+void coord_stats_free(CoordStats *st)
 {
-    if (o == OUTCOME_DRAW)
-        return STATS_DRAW;
-    bool red_won = o == OUTCOME_RED_WIN;
-    return red_won == (p0_red != 0) ? STATS_WIN : STATS_LOSS;
+    free(st->workers);
+    st->workers = NULL;
+    st->nworkers = st->workers_cap = 0;
 }
 
-void coord_stats_add_pair(CoordStats *st, Outcome o0, Outcome o1)
+void coord_stats_set_engines(CoordStats *st, int engines)
 {
-    stats_add_pair(&st->match, p0_score(o0, 1), p0_score(o1, 0));
+    xt_init(&st->table, engines);
+    st->engines = st->table.n;
+}
+
+static bool valid_engine(const CoordStats *st, int e)
+{
+    return e >= 0 && e < st->engines;
+}
+
+void coord_stats_add_pair(CoordStats *st, int first, int second, Outcome o0, Outcome o1)
+{
+    xt_add_pair(&st->table, first, second, o0, o1);
+    if (first + second == 1 && first * second == 0) /* engines 0 and 1: the match */
+        stats_add_pair(&st->match, xt_score(o0, first == 0), xt_score(o1, first != 0));
 }
 
 SprtState coord_stats_sprt(const CoordStats *st, double *llr)
@@ -37,38 +51,98 @@ SprtState coord_stats_sprt(const CoordStats *st, double *llr)
     return sprt_state(&st->sprt, *llr);
 }
 
-void coord_stats_add(CoordStats *st, Outcome o, Reason reason, int plies, int red_player,
+void coord_stats_add(CoordStats *st, Outcome o, Reason reason, int plies, int red, int black,
                      uint64_t nodes, bool session)
 {
+    if (!valid_engine(st, red) || !valid_engine(st, black))
+        return;
     st->games++;
     st->positions += (uint64_t)plies;
     if ((unsigned)reason < REASON_NB)
         st->reasons[reason]++;
-    int black_player = 1 - red_player;
     if (o == OUTCOME_RED_WIN || o == OUTCOME_BLACK_WIN) {
-        int loser = o == OUTCOME_RED_WIN ? black_player : red_player;
+        int loser = o == OUTCOME_RED_WIN ? black : red;
         st->time_losses[loser] += reason == REASON_TIME_FORFEIT;
         st->crashes[loser] += reason == REASON_ENGINE_CRASH;
         st->illegal[loser] += reason == REASON_ILLEGAL_MOVE;
     }
     if (o == OUTCOME_RED_WIN) {
         st->red_wins++;
-        st->player[red_player][0]++;
-        st->player[black_player][2]++;
+        st->player[red][0]++;
+        st->player[black][2]++;
     } else if (o == OUTCOME_BLACK_WIN) {
         st->black_wins++;
-        st->player[black_player][0]++;
-        st->player[red_player][2]++;
+        st->player[black][0]++;
+        st->player[red][2]++;
     } else {
         st->draws++;
-        st->player[0][1]++;
-        st->player[1][1]++;
+        st->player[red][1]++;
+        st->player[black][1]++;
     }
+    xt_add_game(&st->table, red, black, o);
     if (session) {
         st->session_games++;
         st->session_positions += (uint64_t)plies;
         st->session_nodes += nodes;
     }
+}
+
+static Outcome stored_outcome(const RunGame *g)
+{
+    return g->outcome > 0 ? OUTCOME_RED_WIN : g->outcome < 0 ? OUTCOME_BLACK_WIN : OUTCOME_DRAW;
+}
+
+bool coord_stats_add_stored(CoordStats *st, const RunFile *rf, uint64_t game_id, uint64_t nodes,
+                            bool session)
+{
+    const RunGame *g = runfile_game(rf, game_id);
+    if (!g)
+        return false;
+    Outcome o = stored_outcome(g);
+    coord_stats_add(st, o, (Reason)g->reason, g->plies, g->red, g->black, nodes, session);
+    uint64_t other;
+    if (!runfile_find_game(rf, g->pair_id, 1u - g->game_in_pair, &other) || other >= game_id)
+        return false;
+    g = runfile_game(rf, game_id); /* the pointer of the first lookup may be gone */
+    const RunGame *partner = runfile_game(rf, other);
+    if (!g || !partner)
+        return false;
+    const RunGame *g0 = g->game_in_pair ? partner : g, *g1 = g->game_in_pair ? g : partner;
+    coord_stats_add_pair(st, g0->red, g0->black, stored_outcome(g0), stored_outcome(g1));
+    return true;
+}
+
+void coord_stats_worker_game(CoordStats *st, const char *host, uint32_t rank, Reason reason)
+{
+    /* kept in (host, rank) order, the order of the report */
+    int i = 0, c = 1;
+    while (i < st->nworkers) {
+        c = strcmp(st->workers[i].host, host);
+        if (c > 0 || (c == 0 && st->workers[i].rank >= rank))
+            break;
+        i++;
+    }
+    if (i == st->nworkers || c != 0 || st->workers[i].rank != rank) {
+        if (st->nworkers == st->workers_cap) {
+            int cap = st->workers_cap ? st->workers_cap * 2 : 16;
+            CoordWorkerCount *a = realloc(st->workers, (size_t)cap * sizeof *a);
+            if (!a)
+                COORD_FATAL("out of memory for %d worker counts", cap);
+            st->workers = a;
+            st->workers_cap = cap;
+        }
+        memmove(&st->workers[i + 1], &st->workers[i],
+                (size_t)(st->nworkers - i) * sizeof st->workers[0]);
+        st->nworkers++;
+        memset(&st->workers[i], 0, sizeof st->workers[i]);
+        snprintf(st->workers[i].host, sizeof st->workers[i].host, "%s", host);
+        st->workers[i].rank = rank;
+    }
+    CoordWorkerCount *w = &st->workers[i];
+    w->games++;
+    w->crashes += reason == REASON_ENGINE_CRASH;
+    w->time_losses += reason == REASON_TIME_FORFEIT;
+    w->illegal_moves += reason == REASON_ILLEGAL_MOVE;
 }
 
 static double elapsed(const CoordStats *st, const CoordStatsContext *cx)
@@ -103,176 +177,247 @@ static void duration_text(double s, char *buf, size_t size)
         snprintf(buf, size, "%lds", t);
 }
 
+/* "leader NAME 62.50 % (5/8)": the first of the ranking, once a game is stored. */
+static void leader_text(const CoordStats *st, char *buf, size_t size)
+{
+    XtRow rows[XT_MAX];
+    xt_ranking(&st->table, rows);
+    char nb[XT_NAME_SIZE], pc[32];
+    if (rows[0].games == 0)
+        snprintf(buf, size, "no games yet");
+    else
+        snprintf(buf, size, "leader %s %s %% (%g/%" PRIu64 ")",
+                 xt_name(&st->table, rows[0].engine, nb), stats_num_text(pc, 100 * rows[0].score),
+                 rows[0].points, rows[0].games);
+}
+
 void coord_stats_progress_text(const CoordStats *st, const CoordStatsContext *cx, char *buf,
                                size_t size)
 {
     double t = elapsed(st, cx);
-    char eta_text[32];
+    char eta_text[32], p0[96] = "";
     duration_text(eta(st, cx), eta_text, sizeof eta_text);
+    if (st->engines == 2)
+        snprintf(p0, sizeof p0, "  p0 +%" PRIu64 "=%" PRIu64 "-%" PRIu64, st->player[0][0],
+                 st->player[0][1], st->player[0][2]);
     snprintf(buf, size,
              "pairs %" PRIu64 "/%" PRIu64 "  games %" PRIu64 " (%.2f/s)  positions %" PRIu64
-             " (%.0f/s)  red-draw-black %" PRIu64 "-%" PRIu64 "-%" PRIu64 "  p0 +%" PRIu64
-             "=%" PRIu64 "-%" PRIu64 "  workers %d  ETA %s",
+             " (%.0f/s)  red-draw-black %" PRIu64 "-%" PRIu64 "-%" PRIu64 "%s  workers %d  ETA %s",
              cx->pairs_done, cx->pairs_target, st->games, (double)st->session_games / t,
              st->positions, (double)st->session_positions / t, st->red_wins, st->draws,
-             st->black_wins, st->player[0][0], st->player[0][1], st->player[0][2], cx->workers,
-             eta_text);
+             st->black_wins, p0, cx->workers, eta_text);
     size_t n = strlen(buf);
-    if (n + 4 < size && stats_pairs(&st->match) > 0) {
+    if (n + 4 >= size)
+        return;
+    if (st->engines > 2) {
+        memcpy(buf + n, "  | ", 4);
+        leader_text(st, buf + n + 4, size - n - 4);
+    } else if (stats_pairs(&st->match) > 0) {
         memcpy(buf + n, "  | ", 4);
         stats_format(buf + n + 4, size - n - 4, &st->match, STATS_PENTANOMIAL,
                      st->has_sprt ? &st->sprt : NULL, STATS_REPORT_LINE);
     }
 }
 
-/* Infinities are not JSON numbers. */
-static void put_num(void *o, double v);
-
-typedef struct {
-    char *buf;
-    size_t size, len;
-} Out;
-
-static void put(Out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(Out *o, const char *fmt, ...)
+void coord_stats_rating_text(const CoordStats *st, char *buf, size_t size)
 {
-    if (o->len >= o->size)
+    if (st->engines == 2) {
+        stats_format(buf, size, &st->match, STATS_PENTANOMIAL, st->has_sprt ? &st->sprt : NULL,
+                     STATS_REPORT_LINE);
         return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(o->buf + o->len, o->size - o->len, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        o->len = o->len + (size_t)n < o->size ? o->len + (size_t)n : o->size;
+    }
+    XtRow rows[XT_MAX];
+    int n = xt_ranking(&st->table, rows);
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int r = 0; r < n && len + 1 < size; r++) {
+        char nb[XT_NAME_SIZE], pc[32];
+        int k = snprintf(buf + len, size - len, "%s%d. %s %s %%", r ? ", " : "", r + 1,
+                         xt_name(&st->table, rows[r].engine, nb),
+                         stats_num_text(pc, 100 * rows[r].score));
+        if (k < 0)
+            break;
+        len += (size_t)k;
+    }
 }
 
-static void put_num(void *out, double v)
+static void json_u64s(StrBuf *o, const char *key, const uint64_t *v, int n)
 {
-    Out *o = out;
-    if (v != v || v > 1e300 || v < -1e300)
-        put(o, "null");
-    else
-        put(o, "%.4f", v);
+    strbuf_printf(o, ",\"%s\":[", key);
+    for (int i = 0; i < n; i++)
+        strbuf_printf(o, "%s%" PRIu64, i ? "," : "", v[i]);
+    strbuf_printf(o, "]");
 }
 
-void coord_stats_json(const CoordStats *st, const CoordStatsContext *cx, const char *event,
-                      const char *extra, bool final, char *buf, size_t size)
+static void json_match(const CoordStats *st, StrBuf *o)
 {
-    Out o = {buf, size, 0};
-    double t = elapsed(st, cx);
-    put(&o, "{\"event\":\"%s\",", event);
-    if (extra && extra[0])
-        put(&o, "%s,", extra);
-    put(&o,
-        "\"elapsed_s\":%.3f,\"pairs_done\":%" PRIu64 ",\"pairs_target\":%" PRIu64
-        ",\"pairs_out\":%" PRIu64 ",\"games\":%" PRIu64 ",\"positions\":%" PRIu64
-        ",\"games_per_s\":%.4f,\"positions_per_s\":%.2f,\"nodes_per_s\":%.0f,\"red_wins\":%" PRIu64
-        ",\"draws\":%" PRIu64 ",\"black_wins\":%" PRIu64 ",\"players\":[",
-        t, cx->pairs_done, cx->pairs_target, cx->pairs_out, st->games, st->positions,
-        (double)st->session_games / t, (double)st->session_positions / t,
-        (double)st->session_nodes / t, st->red_wins, st->draws, st->black_wins);
-    for (int p = 0; p < 2; p++)
-        put(&o, "%s{\"wins\":%" PRIu64 ",\"draws\":%" PRIu64 ",\"losses\":%" PRIu64 "}",
-            p ? "," : "", st->player[p][0], st->player[p][1], st->player[p][2]);
-    put(&o, "],\"penta\":[");
-    for (int i = 0; i < STATS_PENTA_NB; i++)
-        put(&o, "%s%" PRIu64, i ? "," : "", st->match.penta[i]);
+    json_u64s(o, "penta", st->match.penta, STATS_PENTA_NB);
     StatsEstimate est;
     stats_estimate(&st->match, STATS_PENTANOMIAL, &est);
-    put(&o, "],\"elo\":");
-    put_num(&o, est.elo);
-    put(&o, ",\"elo_error\":");
-    put_num(&o, est.elo_error);
-    put(&o, ",\"nelo\":");
-    put_num(&o, est.nelo);
-    put(&o, ",\"nelo_error\":");
-    put_num(&o, est.nelo_error);
-    put(&o, ",\"los\":");
-    put_num(&o, est.los);
+    strbuf_printf(o, ",\"elo\":");
+    strbuf_json_number(o, est.elo);
+    strbuf_printf(o, ",\"elo_error\":");
+    strbuf_json_number(o, est.elo_error);
+    strbuf_printf(o, ",\"nelo\":");
+    strbuf_json_number(o, est.nelo);
+    strbuf_printf(o, ",\"nelo_error\":");
+    strbuf_json_number(o, est.nelo_error);
+    strbuf_printf(o, ",\"los\":");
+    strbuf_json_number(o, est.los);
     if (st->has_sprt) {
         double llr;
         SprtState ss = coord_stats_sprt(st, &llr);
-        put(&o, ",\"sprt\":{\"model\":\"%s\",\"elo0\":%g,\"elo1\":%g,\"alpha\":%g,\"beta\":%g,"
-                "\"lower\":%.4f,\"upper\":%.4f,\"llr\":",
+        strbuf_printf(
+            o,
+            ",\"sprt\":{\"model\":\"%s\",\"elo0\":%g,\"elo1\":%g,\"alpha\":%g,\"beta\":%g,"
+            "\"lower\":%.4f,\"upper\":%.4f,\"llr\":",
             sprt_model_name(st->sprt.model), st->sprt.elo0, st->sprt.elo1, st->sprt.alpha,
             st->sprt.beta, sprt_lower_bound(&st->sprt), sprt_upper_bound(&st->sprt));
-        put_num(&o, llr);
-        put(&o, ",\"state\":\"%s\"}", sprt_state_name(ss));
+        strbuf_json_number(o, llr);
+        strbuf_printf(o, ",\"state\":\"%s\"}", sprt_state_name(ss));
     }
-    put(&o,
-        ",\"time_losses\":[%" PRIu64 ",%" PRIu64 "],\"crashes\":[%" PRIu64 ",%" PRIu64
-        "],\"illegal_moves\":[%" PRIu64 ",%" PRIu64 "]",
-        st->time_losses[0], st->time_losses[1], st->crashes[0], st->crashes[1], st->illegal[0],
-        st->illegal[1]);
+}
+
+static void json_workers(const CoordStats *st, StrBuf *o)
+{
+    strbuf_printf(o, ",\"ranks\":[");
+    for (int i = 0; i < st->nworkers; i++) {
+        const CoordWorkerCount *w = &st->workers[i];
+        strbuf_printf(o, "%s{\"rank\":%" PRIu32 ",\"host\":", i ? "," : "", w->rank);
+        strbuf_json_string(o, w->host);
+        strbuf_printf(o,
+                      ",\"games\":%" PRIu64 ",\"crashes\":%" PRIu64 ",\"time_losses\":%" PRIu64
+                      ",\"illegal_moves\":%" PRIu64 "}",
+                      w->games, w->crashes, w->time_losses, w->illegal_moves);
+    }
+    strbuf_printf(o, "]");
+}
+
+void coord_stats_json(const CoordStats *st, const CoordStatsContext *cx, const char *event,
+                      const char *extra, bool final, StrBuf *o)
+{
+    double t = elapsed(st, cx);
+    strbuf_printf(o, "{\"event\":\"%s\",", event);
+    if (extra && extra[0])
+        strbuf_printf(o, "%s,", extra);
+    strbuf_printf(o,
+                  "\"elapsed_s\":%.3f,\"pairs_done\":%" PRIu64 ",\"pairs_target\":%" PRIu64
+                  ",\"pairs_out\":%" PRIu64 ",\"games\":%" PRIu64 ",\"positions\":%" PRIu64
+                  ",\"games_per_s\":%.4f,\"positions_per_s\":%.2f,\"nodes_per_s\":%.0f,"
+                  "\"red_wins\":%" PRIu64 ",\"draws\":%" PRIu64 ",\"black_wins\":%" PRIu64
+                  ",\"engines\":[",
+                  t, cx->pairs_done, cx->pairs_target, cx->pairs_out, st->games, st->positions,
+                  (double)st->session_games / t, (double)st->session_positions / t,
+                  (double)st->session_nodes / t, st->red_wins, st->draws, st->black_wins);
+    for (int e = 0; e < st->engines; e++) {
+        char nb[XT_NAME_SIZE];
+        strbuf_printf(o, "%s", e ? "," : "");
+        strbuf_json_string(o, xt_name(&st->table, e, nb));
+    }
+    strbuf_printf(o, "],\"players\":[");
+    for (int p = 0; p < st->engines; p++)
+        strbuf_printf(o, "%s{\"wins\":%" PRIu64 ",\"draws\":%" PRIu64 ",\"losses\":%" PRIu64 "}",
+                      p ? "," : "", st->player[p][0], st->player[p][1], st->player[p][2]);
+    strbuf_printf(o, "]");
+    if (st->engines == 2) {
+        json_match(st, o);
+    } else {
+        XtRow rows[XT_MAX];
+        xt_ranking(&st->table, rows);
+        char nb[XT_NAME_SIZE];
+        strbuf_printf(o, ",\"leader\":{\"engine\":%d,\"name\":", rows[0].engine);
+        strbuf_json_string(o, xt_name(&st->table, rows[0].engine, nb));
+        strbuf_printf(o, ",\"games\":%" PRIu64 ",\"points\":%.1f,\"score\":%.4f}", rows[0].games,
+                      rows[0].points, rows[0].score);
+    }
+    json_u64s(o, "time_losses", st->time_losses, st->engines);
+    json_u64s(o, "crashes", st->crashes, st->engines);
+    json_u64s(o, "illegal_moves", st->illegal, st->engines);
     double e = eta(st, cx);
     if (e >= 0)
-        put(&o, ",\"eta_s\":%.1f", e);
+        strbuf_printf(o, ",\"eta_s\":%.1f", e);
     else
-        put(&o, ",\"eta_s\":null");
-    put(&o,
-        ",\"workers\":%d,\"rejected\":%" PRIu64 ",\"duplicates\":%" PRIu64 ",\"requeued\":%" PRIu64
-        ",\"dropped\":%" PRIu64,
-        cx->workers, st->rejected, st->duplicates, cx->requeued, cx->dropped);
+        strbuf_printf(o, ",\"eta_s\":null");
+    strbuf_printf(o,
+                  ",\"workers\":%d,\"rejected\":%" PRIu64 ",\"duplicates\":%" PRIu64
+                  ",\"requeued\":%" PRIu64 ",\"dropped\":%" PRIu64,
+                  cx->workers, st->rejected, st->duplicates, cx->requeued, cx->dropped);
+    json_workers(st, o);
     if (final) {
-        put(&o,
-            ",\"session_games\":%" PRIu64 ",\"session_positions\":%" PRIu64
-            ",\"session_nodes\":%" PRIu64 ",\"endings\":{",
-            st->session_games, st->session_positions, st->session_nodes);
+        strbuf_printf(o,
+                      ",\"session_games\":%" PRIu64 ",\"session_positions\":%" PRIu64
+                      ",\"session_nodes\":%" PRIu64 ",\"endings\":{",
+                      st->session_games, st->session_positions, st->session_nodes);
         bool first = true;
         for (int r = 0; r < REASON_NB; r++)
             if (st->reasons[r]) {
-                put(&o, "%s\"%s\":%" PRIu64, first ? "" : ",", rules_reason_name((Reason)r),
-                    st->reasons[r]);
+                strbuf_printf(o, "%s\"%s\":%" PRIu64, first ? "" : ",",
+                              rules_reason_name((Reason)r), st->reasons[r]);
                 first = false;
             }
-        put(&o, "}");
+        strbuf_printf(o, "},");
+        xt_json(&st->table, o);
     }
-    put(&o, "}");
+    strbuf_printf(o, "}");
 }
 
-void coord_stats_summary_text(const CoordStats *st, const CoordStatsContext *cx, char *buf,
-                              size_t size)
+void coord_stats_summary_text(const CoordStats *st, const CoordStatsContext *cx, StrBuf *o)
 {
-    Out o = {buf, size, 0};
+    static const char *const INDENT = "             ";
     double t = elapsed(st, cx);
-    put(&o,
-        "  games      %" PRIu64 " (%" PRIu64 " of %" PRIu64 " pairs complete), %" PRIu64
-        " positions\n",
-        st->games, cx->pairs_done, cx->pairs_target, st->positions);
-    put(&o,
-        "  session    %" PRIu64 " games, %" PRIu64 " positions in %.1f s: %.2f games/s, %.0f "
-        "positions/s, %.0f engine nodes/s\n",
-        st->session_games, st->session_positions, t, (double)st->session_games / t,
-        (double)st->session_positions / t, (double)st->session_nodes / t);
-    put(&o,
-        "  results    red wins %" PRIu64 ", draws %" PRIu64 ", black wins %" PRIu64
-        "; player 0 +%" PRIu64 " =%" PRIu64 " -%" PRIu64 ", player 1 +%" PRIu64 " =%" PRIu64
-        " -%" PRIu64 "\n",
-        st->red_wins, st->draws, st->black_wins, st->player[0][0], st->player[0][1],
-        st->player[0][2], st->player[1][0], st->player[1][1], st->player[1][2]);
-    put(&o, "  endings   ");
+    strbuf_printf(o,
+                  "  games      %" PRIu64 " (%" PRIu64 " of %" PRIu64 " pairs complete), %" PRIu64
+                  " positions\n",
+                  st->games, cx->pairs_done, cx->pairs_target, st->positions);
+    strbuf_printf(o,
+                  "  session    %" PRIu64 " games, %" PRIu64
+                  " positions in %.1f s: %.2f games/s, %.0f positions/s, %.0f engine nodes/s\n",
+                  st->session_games, st->session_positions, t, (double)st->session_games / t,
+                  (double)st->session_positions / t, (double)st->session_nodes / t);
+    strbuf_printf(o, "  results    red wins %" PRIu64 ", draws %" PRIu64 ", black wins %" PRIu64,
+                  st->red_wins, st->draws, st->black_wins);
+    if (st->engines == 2)
+        strbuf_printf(o,
+                      "; player 0 +%" PRIu64 " =%" PRIu64 " -%" PRIu64 ", player 1 +%" PRIu64
+                      " =%" PRIu64 " -%" PRIu64,
+                      st->player[0][0], st->player[0][1], st->player[0][2], st->player[1][0],
+                      st->player[1][1], st->player[1][2]);
+    strbuf_printf(o, "\n  endings   ");
     for (int r = 0; r < REASON_NB; r++)
         if (st->reasons[r])
-            put(&o, " %s %" PRIu64, rules_reason_name((Reason)r), st->reasons[r]);
-    put(&o, "\n");
-    put(&o,
-        "  problems   %" PRIu64 " games rejected, %" PRIu64 " duplicates, %" PRIu64
-        " pairs re-queued, %" PRIu64 " dropped\n",
-        st->rejected, st->duplicates, cx->requeued, cx->dropped);
-    put(&o,
-        "  losses     player 0: %" PRIu64 " on time, %" PRIu64 " crashes, %" PRIu64
-        " illegal moves; player 1: %" PRIu64 " on time, %" PRIu64 " crashes, %" PRIu64
-        " illegal moves\n",
-        st->time_losses[0], st->crashes[0], st->illegal[0], st->time_losses[1], st->crashes[1],
-        st->illegal[1]);
-    if (stats_pairs(&st->match) > 0) {
+            strbuf_printf(o, " %s %" PRIu64, rules_reason_name((Reason)r), st->reasons[r]);
+    strbuf_printf(o, "\n");
+    strbuf_printf(o,
+                  "  problems   %" PRIu64 " games rejected, %" PRIu64 " duplicates, %" PRIu64
+                  " pairs re-queued, %" PRIu64 " dropped\n",
+                  st->rejected, st->duplicates, cx->requeued, cx->dropped);
+    for (int e = 0; e < st->engines; e++) {
+        char nb[XT_NAME_SIZE];
+        strbuf_printf(o,
+                      "%s player %d (%s): %" PRIu64 " on time, %" PRIu64 " crashes, %" PRIu64
+                      " illegal moves\n",
+                      e ? INDENT + 1 : "  losses    ", e, xt_name(&st->table, e, nb),
+                      st->time_losses[e], st->crashes[e], st->illegal[e]);
+    }
+    for (int i = 0; i < st->nworkers; i++) {
+        const CoordWorkerCount *w = &st->workers[i];
+        strbuf_printf(o,
+                      "%s rank %" PRIu32 " on %s: %" PRIu64 " games, %" PRIu64 " crashes, %" PRIu64
+                      " time losses, %" PRIu64 " illegal moves\n",
+                      i ? INDENT + 1 : "  workers   ", w->rank, w->host[0] ? w->host : "?",
+                      w->games, w->crashes, w->time_losses, w->illegal_moves);
+    }
+    if (st->engines > 2) {
+        strbuf_printf(o, "  tournament %d engines, %" PRIu64 " games\n", st->engines, st->games);
+        xt_format(&st->table, INDENT, o);
+    } else if (stats_pairs(&st->match) > 0) {
         char text[1024];
         stats_format(text, sizeof text, &st->match, STATS_PENTANOMIAL,
                      st->has_sprt ? &st->sprt : NULL, STATS_REPORT_FULL);
-        put(&o, "  match      player 0 against player 1, %" PRIu64 " complete pairs:\n",
-            stats_pairs(&st->match));
-        for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
-            put(&o, "             %s\n", line);
+        strbuf_printf(o, "  match      player 0 against player 1, %" PRIu64 " complete pairs:\n",
+                      stats_pairs(&st->match));
+        for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
+             line = strtok_r(NULL, "\n", &save))
+            strbuf_printf(o, "%s%s\n", INDENT, line);
     }
 }

@@ -1,7 +1,8 @@
 /*
  * Run statistics: games, positions and results of the whole run (rebuilt from the run
- * file on a restart) and of this session (for the rates), and their text and JSON
- * forms for the progress line and the final summary.
+ * file on a restart) and of this session (for the rates), per engine and per pairing
+ * (the crosstable), per worker rank, and their text and JSON forms for the progress
+ * line and the final summary.
  */
 #ifndef CHUHE_COORD_STATS_H
 #define CHUHE_COORD_STATS_H
@@ -10,23 +11,40 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crosstable.h"
+#include "protocol.h"
 #include "record.h"
+#include "runfile.h"
 #include "stats.h"
+#include "strbuf.h"
+
+/* What the games of one worker rank (as its HELLO names it) came to in this session. */
+typedef struct {
+    char host[PROTO_HOST_MAX + 1];
+    uint32_t rank;
+    uint64_t games;
+    uint64_t crashes, time_losses, illegal_moves; /* games ending so, whoever lost */
+} CoordWorkerCount;
 
 typedef struct {
+    int engines; /* 2 for a match */
     uint64_t games, positions;
     uint64_t red_wins, draws, black_wins;
-    uint64_t player[2][3]; /* per player of the pair: wins, draws, losses */
+    uint64_t player[XT_MAX][3]; /* per engine: wins, draws, losses */
     uint64_t reasons[REASON_NB];
     /* this session */
     double start; /* monotonic seconds when the session began */
     uint64_t session_games, session_positions, session_nodes;
     uint64_t rejected, duplicates;
-    /* the match: player 0 is engine A; pairs counted once both games are stored */
+    /* engines 0 and 1 (a two-engine run's match; engine 0 is engine A): pairs counted
+     * once both games are stored */
     StatsCounts match;
+    Crosstable table; /* every pairing */
     bool has_sprt;
     SprtParams sprt;
-    uint64_t time_losses[2], crashes[2], illegal[2]; /* per player */
+    uint64_t time_losses[XT_MAX], crashes[XT_MAX], illegal[XT_MAX]; /* per engine */
+    CoordWorkerCount *workers; /* this session's ranks, by host, then rank */
+    int nworkers, workers_cap;
 } CoordStats;
 
 /* What the stats do not hold: the schedule and the workers. */
@@ -37,33 +55,48 @@ typedef struct {
     double now;
 } CoordStatsContext;
 
+/* Two engines named "" (coord_stats_set_engines and xt_set_name on table name them). */
 void coord_stats_init(CoordStats *st, double now);
+void coord_stats_free(CoordStats *st);
+void coord_stats_set_engines(CoordStats *st, int engines);
 
-/* Counts one stored game; red_player is the player (0 or 1) that had Red. nodes: the
- * engine nodes its moves took. session: stored in this session (not restored). */
-void coord_stats_add(CoordStats *st, Outcome o, Reason reason, int plies, int red_player,
+/* Counts one stored game: red and black are the engines (0..engines-1), nodes the
+ * engine nodes its moves took, session whether it was stored in this session. */
+void coord_stats_add(CoordStats *st, Outcome o, Reason reason, int plies, int red, int black,
                      uint64_t nodes, bool session);
 
-/* Counts a pair whose two games are stored: o0 the outcome of game 0 (player 0 Red),
- * o1 of game 1 (player 0 Black). */
-void coord_stats_add_pair(CoordStats *st, Outcome o0, Outcome o1);
+/* Counts a pair whose two games are stored: first had Red in game 0 (outcome o0) and
+ * Black in game 1 (o1). */
+void coord_stats_add_pair(CoordStats *st, int first, int second, Outcome o0, Outcome o1);
+
+/* Counts the run file's game game_id (its players are the engines: player id e is
+ * engine e) and, when its partner is stored with a lower id, their pair; true when a
+ * pair was counted. For a restart (every game in id order) and for each new game. */
+bool coord_stats_add_stored(CoordStats *st, const RunFile *rf, uint64_t game_id, uint64_t nodes,
+                            bool session);
+
+/* Counts a game of this session for the worker rank that sent it. */
+void coord_stats_worker_game(CoordStats *st, const char *host, uint32_t rank, Reason reason);
 
 /* The SPRT's log-likelihood ratio and verdict on the pairs so far (pentanomial);
  * SPRT_CONTINUE without an SPRT. */
 SprtState coord_stats_sprt(const CoordStats *st, double *llr);
 
-/* The one-line progress text. */
+/* The one-line progress text: the match statistics for two engines, the leader for
+ * more. */
 void coord_stats_progress_text(const CoordStats *st, const CoordStatsContext *cx, char *buf,
                                size_t size);
 
-/* A JSON object (one line, no newline) with "event": event, the members in extra (JSON
- * text such as "\"status\":\"complete\"", may be NULL) and the same numbers. With
- * final set, the endings by reason are added. */
-void coord_stats_json(const CoordStats *st, const CoordStatsContext *cx, const char *event,
-                      const char *extra, bool final, char *buf, size_t size);
+/* One rating line for the log: the match statistics, or the ranking in short. */
+void coord_stats_rating_text(const CoordStats *st, char *buf, size_t size);
 
-/* The final summary, several lines, each ending in '\n'. */
-void coord_stats_summary_text(const CoordStats *st, const CoordStatsContext *cx, char *buf,
-                              size_t size);
+/* A JSON object (one line, no newline) with "event": event, the members in extra (JSON
+ * text such as "\"status\":\"complete\"", may be NULL) and the same numbers, appended
+ * to out. With final set, the endings by reason and the crosstable are added. */
+void coord_stats_json(const CoordStats *st, const CoordStatsContext *cx, const char *event,
+                      const char *extra, bool final, StrBuf *out);
+
+/* The final summary, several lines, each ending in '\n', appended to out. */
+void coord_stats_summary_text(const CoordStats *st, const CoordStatsContext *cx, StrBuf *out);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coord_auth.h"
 #include "coord_cli.h"
 #include "coord_config.h"
 #include "coord_log.h"
@@ -18,6 +19,7 @@
 #include "coord_stats.h"
 #include "coord_tools.h"
 #include "export.h"
+#include "keys.h"
 #include "position.h"
 #include "runfile.h"
 #include "stats.h"
@@ -31,6 +33,8 @@ static void usage(FILE *f)
                "                         [--skip-captures] [--max-score CP]  > out.plain\n"
                "       chuhe-coordinator export pgn RUN.h5 [--no-comments]    > out.pgn\n"
                "       chuhe-coordinator verify RUN.h5   replay every stored game\n"
+               "       chuhe-coordinator keygen NAME     write a CURVE key pair: NAME.key\n"
+               "                         (secret, mode 0600) and NAME.pub\n"
                "       chuhe-coordinator stats --penta LL,LD,D,WD,WW | --wdl W,D,L\n"
                "                         [-sprt elo0=X elo1=Y alpha=A beta=B model=M]\n"
                "       chuhe-coordinator --help | --version\n"
@@ -39,13 +43,17 @@ static void usage(FILE *f)
                "game pairs: one opening, colours swapped. Every game is replayed and checked\n"
                "before it is stored and acknowledged. Restarted with the same --out file, the\n"
                "coordinator continues the run with its stored settings.\n"
-               "\nTournament options (cutechess-cli / fastchess style, two engines):\n"
-               "  -engine name=N cmd=PROG [args=A] [dir=D] [proto=uci|uci1|ucci] [option.X=Y]\n"
+               "\nTournament options (cutechess-cli / fastchess style, 2 to 32 engines):\n"
+               "  -engine name=N cmd=PROG [args=A] [dir=D] [proto=uci|uci1|ucci|xboard] [option.X=Y]\n"
                "  -engine name=N builtin [weights=FILE]\n"
+               "          either with its own tc=B+I, st=S, nodes=N, depth=N (time odds)\n"
                "  -each tc=B+I | st=S | nodes=N | depth=N [timemargin=MS] [option.X=Y]\n"
-               "  -openings file=F [format=epd] [order=sequential] [seed=S]\n"
+               "  -tournament round-robin|gauntlet      (default round-robin)\n"
+               "  -openings file=F [format=epd|pgn] [order=sequential|random] [seed=S]\n"
+               "            [start=N] [plies=N]\n"
                "  -rounds N [-games G] | -games N       -maxmoves N\n"
                "  -sprt elo0=X elo1=Y [alpha=A] [beta=B] [model=normalized|logistic]\n"
+               "        (two engines only)\n"
                "  -resign movecount=N score=CP          -draw movenumber=N movecount=M score=CP\n"
                "  -pgnout FILE                          -ratinginterval N\n"
                "\nOptions:\n");
@@ -98,7 +106,7 @@ static void player_name(const CoordConfig *cfg, int p, char *buf, size_t size)
 /* Every weights file loads, so that no worker finds out later. */
 static bool check_weights(const CoordConfig *cfg)
 {
-    for (int p = 0; p < 2; p++) {
+    for (int p = 0; p < cfg->engines; p++) {
         if (!cfg->weights[p][0])
             continue;
         EvalParams *params = malloc(sizeof *params);
@@ -113,15 +121,23 @@ static bool check_weights(const CoordConfig *cfg)
     return true;
 }
 
-static RunFile *create_run(CoordConfig *cfg, const CoordGiven *given, uint16_t players[2])
+/* A new run: its settings completed and checked, its schedule (the openings read) and
+ * its run file, in that order, so that bad settings or openings leave no file. */
+static RunFile *create_run(CoordConfig *cfg, const CoordGiven *given, Schedule *sched,
+                           uint16_t players[COORD_MAX_ENGINES])
 {
     CoordError cerr;
+    SchedError serr;
     if (!coord_config_finish_new(cfg, given, &cerr)) {
         coord_log("%s", cerr.msg);
         return NULL;
     }
     if (!check_weights(cfg))
         return NULL;
+    if (!sched_init(sched, cfg, &serr)) {
+        coord_log("%s", serr.msg);
+        return NULL;
+    }
     char *json = malloc(RUNFILE_CONFIG_MAX + 1);
     if (!json || !coord_config_to_json(cfg, json, RUNFILE_CONFIG_MAX + 1))
         COORD_FATAL("the run settings do not fit in run_config");
@@ -130,36 +146,52 @@ static RunFile *create_run(CoordConfig *cfg, const CoordGiven *given, uint16_t p
     free(json);
     if (!rf) {
         coord_log("%s", err.msg);
+        sched_free(sched);
         return NULL;
     }
-    for (int p = 0; p < 2; p++) {
-        char name[RUNFILE_NAME_SIZE];
+    char names[COORD_MAX_ENGINES][RUNFILE_NAME_SIZE];
+    for (int p = 0; p < cfg->engines; p++) {
+        char *name = names[p];
         uint64_t hash;
-        player_name(cfg, p, name, sizeof name);
+        player_name(cfg, p, name, sizeof names[p]);
+        /* names tell engines apart in reports: a repeated one gets its engine number */
+        for (int q = 0; q < p; q++)
+            if (!strcmp(names[q], name)) {
+                char base[52];
+                snprintf(base, sizeof base, "%.50s", name);
+                snprintf(name, sizeof names[p], "%s#%d", base, p);
+                break;
+            }
         bool external = cfg->cmd[p][0] != '\0';
         /* An external player's row holds its command line where weights would be. */
         char what[RUNFILE_WEIGHTS_SIZE];
         snprintf(what, sizeof what, "%.255s", external ? cfg->cmd[p] : cfg->weights[p]);
-        if (!file_hash(external ? "" : cfg->weights[p], &hash) ||
-            !runfile_add_player(rf, name,
-                                proto_engine_kind_name(external ? PROTO_ENGINE_EXTERNAL
-                                                                : PROTO_ENGINE_BUILTIN),
-                                what, hash, &players[p], &err)) {
+        bool hashed = file_hash(external ? "" : cfg->weights[p], &hash);
+        if (!hashed)
+            snprintf(err.msg, sizeof err.msg, "weights '%.400s': %s", cfg->weights[p],
+                     strerror(errno));
+        if (!hashed || !runfile_add_player(rf, name,
+                                           proto_engine_kind_name(external ? PROTO_ENGINE_EXTERNAL
+                                                                           : PROTO_ENGINE_BUILTIN),
+                                           what, hash, &players[p], &err)) {
             coord_log("%s", err.msg);
             runfile_close(&rf, &err);
+            sched_free(sched);
             return NULL;
         }
     }
     if (!runfile_flush(rf, &err)) {
         coord_log("%s", err.msg);
         runfile_close(&rf, &err);
+        sched_free(sched);
         return NULL;
     }
     coord_log("new run %s, run id %016" PRIx64, cfg->out, runfile_run_id(rf));
     return rf;
 }
 
-static RunFile *resume_run(CoordConfig *cfg, const CoordGiven *given, uint16_t players[2])
+static RunFile *resume_run(CoordConfig *cfg, const CoordGiven *given, Schedule *sched,
+                           uint16_t players[COORD_MAX_ENGINES])
 {
     RunError err;
     RunFile *rf = runfile_open_append(cfg->out, &err);
@@ -173,18 +205,23 @@ static RunFile *resume_run(CoordConfig *cfg, const CoordGiven *given, uint16_t p
     bool ok = coord_config_resume(cfg, given, runfile_config(rf), &cerr);
     if (!ok)
         coord_log("%s: %s", cfg->out, cerr.msg);
-    if (ok && runfile_player_count(rf) < 2) {
-        coord_log("%s: the run file has %u players, expected 2", cfg->out,
-                  runfile_player_count(rf));
+    if (ok && runfile_player_count(rf) != cfg->engines) {
+        coord_log("%s: the run file has %u players, expected %d", cfg->out,
+                  runfile_player_count(rf), cfg->engines);
         ok = false;
     }
     ok = ok && check_weights(cfg);
+    SchedError serr;
+    if (ok && !sched_init(sched, cfg, &serr)) {
+        coord_log("%s", serr.msg);
+        ok = false;
+    }
     if (!ok) {
         runfile_close(&rf, &err);
         return NULL;
     }
-    players[0] = 0;
-    players[1] = 1;
+    for (int p = 0; p < cfg->engines; p++)
+        players[p] = (uint16_t)p;
     coord_log("resuming run %s, run id %016" PRIx64 ": %" PRIu64 " games stored", cfg->out,
               runfile_run_id(rf), runfile_game_count(rf));
     return rf;
@@ -199,20 +236,7 @@ static void restore(RunFile *rf, Schedule *sched, CoordStats *stats)
         if (!g)
             continue;
         sched_restore_game(sched, g->pair_id, g->game_in_pair);
-        Outcome o = g->outcome > 0   ? OUTCOME_RED_WIN
-                    : g->outcome < 0 ? OUTCOME_BLACK_WIN
-                                     : OUTCOME_DRAW;
-        coord_stats_add(stats, o, (Reason)g->reason, g->plies, g->game_in_pair, 0, false);
-        uint64_t other;
-        const RunGame *partner = NULL;
-        if (runfile_find_game(rf, g->pair_id, 1u - g->game_in_pair, &other) && other < id)
-            partner = runfile_game(rf, other);
-        if (partner) {
-            Outcome po = partner->outcome > 0   ? OUTCOME_RED_WIN
-                         : partner->outcome < 0 ? OUTCOME_BLACK_WIN
-                                                : OUTCOME_DRAW;
-            coord_stats_add_pair(stats, g->game_in_pair ? po : o, g->game_in_pair ? o : po);
-        }
+        coord_stats_add_stored(stats, rf, id, 0, false);
     }
     double llr;
     if (coord_stats_sprt(stats, &llr) != SPRT_CONTINUE) {
@@ -238,17 +262,18 @@ static void summary(const CoordRun *run, const char *status, int workers)
         n = strlen(extra);
         coord_json_string(extra, sizeof extra, &n, runfile_path(run->rf));
         snprintf(extra + n, sizeof extra - n, ",\"workers_seen\":%d", workers);
-        char *line = malloc(8192);
-        if (!line)
-            COORD_FATAL("out of memory");
-        coord_stats_json(run->stats, &cx, "summary", extra, true, line, 8192);
-        printf("%s\n", line);
-        free(line);
+        StrBuf line;
+        strbuf_init(&line);
+        coord_stats_json(run->stats, &cx, "summary", extra, true, &line);
+        printf("%s\n", strbuf_text(&line));
+        strbuf_free(&line);
     } else {
-        char text[4096];
-        coord_stats_summary_text(run->stats, &cx, text, sizeof text);
+        StrBuf text;
+        strbuf_init(&text);
+        coord_stats_summary_text(run->stats, &cx, &text);
         printf("chuhe-coordinator: run %s (run id %016" PRIx64 ") %s, %d workers seen\n%s",
-               runfile_path(run->rf), runfile_run_id(run->rf), status, workers, text);
+               runfile_path(run->rf), runfile_run_id(run->rf), status, workers, strbuf_text(&text));
+        strbuf_free(&text);
     }
     fflush(stdout);
 }
@@ -295,16 +320,26 @@ static int serve(int argc, char **argv)
         fprintf(stderr, "chuhe-coordinator: %s\n", cerr.msg);
         return 2;
     }
-    uint16_t players[2];
+    if (!coord_config_check_network(&cfg, &cerr) || !coord_auth_check(&cfg, &cerr)) {
+        fprintf(stderr, "chuhe-coordinator: %s\n", cerr.msg);
+        return 2;
+    }
+    uint16_t players[COORD_MAX_ENGINES];
+    Schedule sched;
     bool exists = access(cfg.out, F_OK) == 0;
-    RunFile *rf = exists ? resume_run(&cfg, &given, players) : create_run(&cfg, &given, players);
+    RunFile *rf = exists ? resume_run(&cfg, &given, &sched, players)
+                         : create_run(&cfg, &given, &sched, players);
     if (!rf)
         return 1;
     /* Workers beat between moves only: a move must fit well inside the timeout. */
-    double longest_move = cfg.movetime / 1000.0;
-    uint32_t tc_base = 0, tc_inc = 0;
-    if (coord_parse_tc(cfg.tc, &tc_base, &tc_inc) && tc_base / 1000.0 > longest_move)
-        longest_move = tc_base / 1000.0;
+    double longest_move = 0;
+    for (int e = 0; e < cfg.engines; e++) {
+        CoordLimits lim;
+        coord_engine_limits(&cfg, e, &lim);
+        double t = lim.movetime / 1000.0, clock = lim.tc_base_ms / 1000.0;
+        t = clock > t ? clock : t;
+        longest_move = t > longest_move ? t : longest_move;
+    }
     if (longest_move > 0 && cfg.heartbeat_timeout < 2 * longest_move + 5) {
         cfg.heartbeat_timeout = 2 * longest_move + 5;
         coord_log("note: --heartbeat-timeout raised to %.0f s for moves of up to %.1f s",
@@ -314,23 +349,23 @@ static int serve(int argc, char **argv)
         coord_log("note: %" PRIu64 " games is %" PRIu64 " whole pairs", cfg.games,
                   sched_pairs_for_games(cfg.games));
 
-    Schedule sched;
-    SchedError serr;
     CoordStats stats;
     RunError err;
     coord_stats_init(&stats, (double)time_now_ms() / 1000.0);
+    coord_stats_set_engines(&stats, cfg.engines);
+    for (int e = 0; e < cfg.engines; e++) {
+        const RunPlayer *pl = runfile_player(rf, players[e]);
+        xt_set_name(&stats.table, e, pl ? pl->name : "");
+    }
     if (!coord_parse_sprt(cfg.sprt, &stats.sprt, &stats.has_sprt, &cerr)) {
         coord_log("%s", cerr.msg);
         runfile_close(&rf, &err);
-        return 1;
-    }
-    if (!sched_init(&sched, &cfg, &serr)) {
-        coord_log("%s", serr.msg);
-        runfile_close(&rf, &err);
+        sched_free(&sched);
         return 1;
     }
     restore(rf, &sched, &stats);
-    CoordRun run = {&cfg, rf, &sched, &stats, {players[0], players[1]}};
+    CoordRun run = {.cfg = &cfg, .rf = rf, .sched = &sched, .stats = &stats};
+    memcpy(run.players, players, sizeof run.players);
     int signo = 0, workers = 0;
     ServeStatus st = coord_serve(&run, &signo, &workers);
     const char *status = st == SERVE_COMPLETE      ? "complete"
@@ -347,9 +382,29 @@ static int serve(int argc, char **argv)
                   "continue",
                   signo, cfg.out);
     sched_free(&sched);
+    coord_stats_free(&stats);
     if (!closed || st == SERVE_FAILED)
         return 1;
     return st == SERVE_INTERRUPTED ? 128 + signo : 0;
+}
+
+/* `keygen NAME`: a CURVE key pair for the coordinator or a worker. */
+static int keygen_tool(int argc, char **argv)
+{
+    if (argc != 1 || argv[0][0] == '-') {
+        fprintf(stderr, "usage: chuhe-coordinator keygen NAME   (writes NAME.key and NAME.pub)\n");
+        return 2;
+    }
+    KeyPair pair;
+    KeysError err;
+    if (!keys_generate(argv[0], &pair, &err)) {
+        fprintf(stderr, "chuhe-coordinator keygen: %s\n", err.msg);
+        return 1;
+    }
+    printf("wrote %s.key (secret key, mode 0600) and %s.pub (public key %s)\n", argv[0], argv[0],
+           pair.public_z85);
+    memset(&pair, 0, sizeof pair);
+    return 0;
 }
 
 /* `stats`: the match statistics of given counts, as the live report prints them. */
@@ -386,6 +441,8 @@ int main(int argc, char **argv)
         return stats_tool(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "verify"))
         return coord_tool_verify(argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "keygen"))
+        return keygen_tool(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "run"))
         return serve(argc - 2, argv + 2);
     if (argc > 1 && argv[1][0] != '-') {

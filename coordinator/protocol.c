@@ -21,7 +21,7 @@ static const char *const TYPE_NAMES[PROTO_TYPE_NB] = {"unknown", "HELLO", "WORK_
                                                       "WAIT",    "ERROR"};
 
 static const char *const KIND_NAMES[PROTO_ENGINE_KIND_NB] = {"builtin", "external"};
-static const char *const EXT_NAMES[PROTO_EXT_NB] = {"uci", "uci1", "ucci"};
+static const char *const EXT_NAMES[PROTO_EXT_NB] = {"uci", "uci1", "ucci", "xboard"};
 
 const char *proto_ext_protocol_name(ProtoExtProtocol p)
 {

@@ -100,8 +100,14 @@ typedef enum {
 typedef enum { PROTO_ENGINE_BUILTIN, PROTO_ENGINE_EXTERNAL, PROTO_ENGINE_KIND_NB } ProtoEngineKind;
 
 /* How the worker speaks to an external engine: UCI with ranks 0-9 (Pikafish), UCI
- * with ranks 1-10 (Fairy-Stockfish), UCCI. */
-typedef enum { PROTO_EXT_UCI, PROTO_EXT_UCI1, PROTO_EXT_UCCI, PROTO_EXT_NB } ProtoExtProtocol;
+ * with ranks 1-10 (Fairy-Stockfish), UCCI, XBoard/CECP protocol 2 (Sjaak II). */
+typedef enum {
+    PROTO_EXT_UCI,
+    PROTO_EXT_UCI1,
+    PROTO_EXT_UCCI,
+    PROTO_EXT_XBOARD,
+    PROTO_EXT_NB
+} ProtoExtProtocol;
 
 /* What the coordinator did with a GAME. Every status ends the worker's duty to resend. */
 typedef enum {
@@ -241,7 +247,7 @@ const char *proto_type_name(ProtoType t);
 /* "builtin", "external"; "unknown" outside the enum. The run file's /players kind uses
  * these names. */
 const char *proto_engine_kind_name(ProtoEngineKind k);
-/* "uci", "uci1", "ucci"; "unknown" outside the enum. */
+/* "uci", "uci1", "ucci", "xboard"; "unknown" outside the enum. */
 const char *proto_ext_protocol_name(ProtoExtProtocol p);
 /* The inverse ("uci-ranks-1-10" is also uci1); false when unknown. */
 bool proto_ext_protocol_parse(const char *name, ProtoExtProtocol *out);

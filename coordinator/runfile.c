@@ -86,6 +86,11 @@ typedef enum { T_GAMES, T_POSITIONS, T_PLAYERS, T_NB } TableId;
 
 enum { GAME_READ_BLOCK = 4096 }; /* /games rows read at once while opening */
 
+/* The most rows one flush can add: positions stay below RUNFILE_BATCH_POSITIONS until
+ * the game that reaches it; games have no such bound (a game may have no plies), but the
+ * coordinator flushes every second or few dozen games, so a million is generous. */
+enum { TAIL_POSITIONS_MAX = RUNFILE_BATCH_POSITIONS + RECORD_MAX_PLIES, TAIL_GAMES_MAX = 1 << 20 };
+
 typedef struct {
     const char *name;
     const Column *cols;
@@ -707,8 +712,8 @@ static void handle_free(RunFile *rf)
  *   - the file space strategy NONE: freed space is never reused by a free-space manager;
  *   - before writing, the EOA is moved a step past the last allocation, so that a chunk
  *     freed at the end of the file cannot shrink the EOA and be reallocated in place;
- *   - the file is extended (sparsely) far enough that no EOA written during the batch
- *     can lie past its end, and after H5Fflush it is cut back to its EOA and fsync'ed;
+ *   - the file is extended far enough that no EOA written during the batch can lie past
+ *     its end, and after H5Fflush it is cut back to its EOA and fsync'ed;
  *   - HDF5 writes the superblock last, so a kill can still leave chunk-index nodes
  *     pointing past the stored EOA ("addr overflow") at data written before them: the
  *     bytes left past the EOA show it, and open_impl moves the EOA over them when
@@ -716,9 +721,17 @@ static void handle_free(RunFile *rf)
  * With these, 4000 kills lost no file and no flushed game (one file had to be opened for
  * append before it could be read). The price: a rewritten chunk's old copy stays in the
  * file as dead space; flush in batches (see runfile_flush), or compact with h5repack.
+ *
+ * A full disk. The extension is allocated (posix_fallocate), not left sparse, and
+ * before HDF5's state is touched: a full file system, a quota or a file size limit
+ * (RLIMIT_FSIZE) then fails the batch before anything is written, the file stays as the
+ * last flush left it and the rows stay buffered for the next try. On a file system that
+ * cannot allocate ahead (glibc then writes zeros; a copy-on-write one may still fail
+ * later), a write can fail inside the batch: the file is then broken (see `broken`).
  */
 typedef struct {
     int fd;
+    bool untouched; /* the failure came before anything was written */
 } WriteSection;
 
 static bool file_descriptor(RunFile *rf, int *fd, RunError *err)
@@ -730,24 +743,42 @@ static bool file_descriptor(RunFile *rf, int *fd, RunError *err)
     return true;
 }
 
+/* The EOA step that fences a batch from the chunks freed by the one before. */
+enum { FENCE_BYTES = 8 };
+
 /* Opens a write section able to take `bytes` of new rows. */
 static bool write_begin(RunFile *rf, WriteSection *ws, uint64_t bytes, RunError *err)
 {
     haddr_t eoa = 0;
     struct stat st;
+    ws->untouched = true;
     if (!file_descriptor(rf, &ws->fd, err))
         return false;
-    if (H5Fincrement_filesize(rf->file, 8) < 0 || H5Fget_eoa(rf->file, &eoa) < 0)
-        return h5fail(err, rf->path, "cannot move the end of allocation");
+    if (H5Fget_eoa(rf->file, &eoa) < 0)
+        return h5fail(err, rf->path, "cannot read the end of allocation");
     /* Compressed rows take at most their raw size; rewritten last chunks and metadata
-     * come on top. Sparse, so a generous margin costs nothing. */
+     * come on top. */
     uint64_t margin = 2 * bytes + (1u << 20);
     for (int t = 0; t < T_NB; t++)
         margin += 2 * TABLES[t].chunk * TABLES[t].mem_size;
+    uint64_t want = eoa + FENCE_BYTES + margin;
     if (fstat(ws->fd, &st) < 0)
         return fail(err, rf->path, "fstat: %s", strerror(errno));
-    if ((uint64_t)st.st_size < eoa + margin && ftruncate(ws->fd, (off_t)(eoa + margin)) < 0)
-        return fail(err, rf->path, "cannot extend the file: %s", strerror(errno));
+    if ((uint64_t)st.st_size < want) {
+        int e = posix_fallocate(ws->fd, st.st_size, (off_t)(want - (uint64_t)st.st_size));
+        if (e) {
+            /* a partial allocation is given back: the file stays as the last flush left it */
+            if (ftruncate(ws->fd, st.st_size) < 0) {
+                /* bytes past the EOA are trimmed by the next flush or dropped at opening */
+            }
+            return fail(err, rf->path, "cannot reserve %.1f MB for the next %.1f MB of games: %s",
+                        (double)(want - (uint64_t)st.st_size) / 1e6, (double)bytes / 1e6,
+                        strerror(e));
+        }
+    }
+    ws->untouched = false;
+    if (H5Fincrement_filesize(rf->file, FENCE_BYTES) < 0)
+        return h5fail(err, rf->path, "cannot move the end of allocation");
     return true;
 }
 
@@ -755,6 +786,7 @@ static bool write_begin(RunFile *rf, WriteSection *ws, uint64_t bytes, RunError 
 static bool write_end(RunFile *rf, WriteSection *ws, RunError *err)
 {
     haddr_t eoa = 0;
+    ws->untouched = false;
     if (H5Fflush(rf->file, H5F_SCOPE_GLOBAL) < 0)
         return h5fail(err, rf->path, "cannot flush");
     if (H5Fget_eoa(rf->file, &eoa) < 0)
@@ -954,6 +986,8 @@ static bool check_game_row(const RunFile *rf, const GameRow *r, RunError *err)
         why = "unknown player";
     else if (r->plies > RECORD_MAX_PLIES)
         why = "too many plies";
+    else if (r->pair_id == UINT64_MAX)
+        why = "pair_id has no next one"; /* runfile_next_pair_id would wrap to 0 */
     else if (!terminated(r->start_fen, sizeof r->start_fen) || !r->start_fen[0])
         why = "bad start_fen";
     else if (index_find(rf, r->pair_id, r->game_in_pair, NULL))
@@ -1056,6 +1090,16 @@ static bool load(RunFile *rf, uint64_t extent[T_NB], RunError *err)
     uint64_t games = 0, positions = 0;
     if (!load_games(rf, extent[T_GAMES], extent[T_POSITIONS], &games, &positions, err))
         return false;
+    /* An interrupted flush leaves at most one batch of rows past the stored ones. A longer
+     * tail is damage, not a kill, and dropping it on append would keep HDF5 busy for a
+     * time that grows with the rows (2^47 of them: for ever). */
+    if (extent[T_POSITIONS] - positions > TAIL_POSITIONS_MAX ||
+        extent[T_GAMES] - games > TAIL_GAMES_MAX)
+        return fail(err, rf->path,
+                    "%llu game rows and %llu position rows past the stored ones: more than "
+                    "an interrupted write leaves",
+                    (unsigned long long)(extent[T_GAMES] - games),
+                    (unsigned long long)(extent[T_POSITIONS] - positions));
     rf->stored[T_GAMES] = games;
     rf->stored[T_POSITIONS] = rf->npositions = positions;
     if (games < extent[T_GAMES] || positions < extent[T_POSITIONS])
@@ -1285,6 +1329,8 @@ static bool append_impl(RunFile *rf, const GameRecord *rec, uint64_t pair_id, un
     if (gip > 1)
         return fail(err, rf->path, "pair %llu: game_in_pair %u is not 0 or 1",
                     (unsigned long long)pair_id, gip);
+    if (pair_id == UINT64_MAX)
+        return fail(err, rf->path, "pair %llu has no next one", (unsigned long long)pair_id);
     if (index_find(rf, pair_id, gip, &stored_as))
         return fail(err, rf->path, "pair %llu game %u is already stored as game %llu",
                     (unsigned long long)pair_id, gip, (unsigned long long)stored_as);
@@ -1348,7 +1394,8 @@ static bool flush_impl(RunFile *rf, RunError *err)
               rows_append(rf, T_POSITIONS, rf->pbuf, rf->npbuf, err) &&
               rows_append(rf, T_GAMES, rf->gbuf, rf->ngbuf, err) && write_end(rf, &ws, err);
     if (!ok) {
-        rf->broken = true;
+        /* with nothing written the rows stay buffered for the next try */
+        rf->broken = !ws.untouched;
         return false;
     }
     rf->ngbuf = rf->npbuf = 0;
@@ -1361,8 +1408,9 @@ bool runfile_append_game(RunFile *rf, const GameRecord *rec, uint64_t pair_id,
 {
     Quiet q = quiet_begin();
     bool ok = append_impl(rf, rec, pair_id, game_in_pair, red, black, rank, game_id, err);
+    RunError ignored;
     if (ok && rf->npbuf >= RUNFILE_BATCH_POSITIONS)
-        ok = flush_impl(rf, err);
+        flush_impl(rf, &ignored); /* a failure shows at the caller's next runfile_flush */
     quiet_end(q);
     return ok;
 }
@@ -1401,6 +1449,16 @@ uint64_t runfile_game_count(const RunFile *rf)
 {
     return rf->ngames;
 }
+uint64_t runfile_flushed_game_count(const RunFile *rf)
+{
+    return rf->stored[T_GAMES];
+}
+
+bool runfile_broken(const RunFile *rf)
+{
+    return rf->broken;
+}
+
 uint64_t runfile_position_count(const RunFile *rf)
 {
     return rf->npositions;

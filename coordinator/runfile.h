@@ -143,7 +143,8 @@ bool runfile_add_player(RunFile *rf, const char *name, const char *kind, const c
  * (may be NULL). The caller has validated the record (record_validate); the run file
  * replays it to pack the boards and refuses illegal moves, unknown players and a
  * (pair_id, game_in_pair) already stored. Nothing is buffered on failure. When the
- * buffer reaches RUNFILE_BATCH_POSITIONS it is written and flushed as by runfile_flush.
+ * buffer reaches RUNFILE_BATCH_POSITIONS it is written and flushed as by runfile_flush;
+ * if that flush fails the game stays buffered and the next runfile_flush reports it.
  */
 bool runfile_append_game(RunFile *rf, const GameRecord *rec, uint64_t pair_id,
                          unsigned game_in_pair, uint16_t red, uint16_t black, uint32_t rank,
@@ -151,14 +152,21 @@ bool runfile_append_game(RunFile *rf, const GameRecord *rec, uint64_t pair_id,
 
 /*
  * Writes the buffered rows, then H5Fflush and fsync: on return every appended game is
- * durable. Acknowledge games to workers only after this succeeds. After a failure the
- * run file refuses further writes.
+ * durable. Acknowledge games to workers only after this succeeds. The space a batch
+ * needs is allocated before anything is written, so a full disk, a quota or a file size
+ * limit fails with the file as the last flush left it and the rows still buffered: call
+ * again later. Any other failure breaks the run file (runfile_broken): it keeps what
+ * was flushed before and refuses further writes.
  * Each flush costs a few ms (3.7 ms here, the fsync included) and leaves the old copy of
  * the last chunk of /positions and /games in the file (~7 KB): flushing after every game
  * makes the file about 4 times larger than flushing every 64 games. Group commits: flush
  * when a second has passed or a few dozen games wait, then acknowledge all of them.
  */
 bool runfile_flush(RunFile *rf, RunError *err);
+
+/* Whether a write failed part-way: the file holds what the last good flush wrote and
+ * takes no more writes until it is opened again. */
+bool runfile_broken(const RunFile *rf);
 
 /* Flushes (when writing) and closes; *rf becomes NULL. False when the final flush or
  * close failed: the games buffered since the last successful flush may be lost. */
@@ -173,6 +181,8 @@ RunFile *runfile_open_read(const char *path, RunError *err);
 /* Counts include games buffered but not yet flushed. */
 uint64_t runfile_game_count(const RunFile *rf);
 uint64_t runfile_position_count(const RunFile *rf);
+/* Games on disk: the count at the last successful flush. */
+uint64_t runfile_flushed_game_count(const RunFile *rf);
 uint16_t runfile_player_count(const RunFile *rf);
 /* One more than the highest stored pair id (0 for an empty file). */
 uint64_t runfile_next_pair_id(const RunFile *rf);

@@ -430,7 +430,7 @@ static void text_add(Text *t, const char *fmt, ...)
 }
 
 /* "%.2f", with the infinities spelled "inf" and "-inf" whatever the C library does. */
-static const char *num2(char out[32], double x)
+const char *stats_num_text(char out[32], double x)
 {
     if (isinf(x))
         return x > 0 ? "inf" : "-inf";
@@ -445,7 +445,7 @@ static const char *num2(char out[32], double x)
 
 /* A probability in percent, two decimals; rounding never turns "not certain" into
  * "certain": 0 < x < 1 prints within [0.01, 99.99]. */
-static const char *percent2(char out[32], double x)
+const char *stats_percent_text(char out[32], double x)
 {
     double pc = 100 * x;
     if (x > 0 && x < 1) {
@@ -454,14 +454,15 @@ static const char *percent2(char out[32], double x)
         else if (pc < 0.005)
             pc = 0.01;
     }
-    return num2(out, pc);
+    return stats_num_text(out, pc);
 }
 
 static void add_sprt(Text *t, const SprtParams *p, double llr)
 {
     char b[5][32];
-    text_add(t, "LLR %s (%s, %s) [%s, %s] %s", num2(b[0], llr), num2(b[1], sprt_lower_bound(p)),
-             num2(b[2], sprt_upper_bound(p)), num2(b[3], p->elo0), num2(b[4], p->elo1),
+    text_add(t, "LLR %s (%s, %s) [%s, %s] %s", stats_num_text(b[0], llr),
+             stats_num_text(b[1], sprt_lower_bound(p)), stats_num_text(b[2], sprt_upper_bound(p)),
+             stats_num_text(b[3], p->elo0), stats_num_text(b[4], p->elo1),
              sprt_model_name(p->model));
 }
 
@@ -510,9 +511,9 @@ size_t stats_format(char *buf, size_t cap, const StatsCounts *c, StatsKind kind,
     stats_estimate(c, kind, &e);
     if (e.n > 0) {
         text_add(&t, "Elo %s +/- %s, nElo %s +/- %s%sLOS %s %%, DrawRatio %s %%%s",
-                 num2(b[0], e.elo), num2(b[1], e.elo_error), num2(b[2], e.nelo),
-                 num2(b[3], e.nelo_error), sep, percent2(b[4], e.los), percent2(b[5], e.draw_ratio),
-                 sep);
+                 stats_num_text(b[0], e.elo), stats_num_text(b[1], e.elo_error),
+                 stats_num_text(b[2], e.nelo), stats_num_text(b[3], e.nelo_error), sep,
+                 stats_percent_text(b[4], e.los), stats_percent_text(b[5], e.draw_ratio), sep);
     } else {
         text_add(&t, "no results%s", sep);
     }
@@ -524,7 +525,7 @@ size_t stats_format(char *buf, size_t cap, const StatsCounts *c, StatsKind kind,
     if (full && stats_wdl_known(c) && stats_games(c) > 0) {
         double points = (double)c->tri[STATS_WIN] + 0.5 * (double)c->tri[STATS_DRAW];
         text_add(&t, ", Points %.1f (%s %%)", points,
-                 num2(b[0], 100 * points / (double)stats_games(c)));
+                 stats_num_text(b[0], 100 * points / (double)stats_games(c)));
     }
     if (sprt) {
         double llr = sprt_llr(sprt, c, kind);

@@ -178,6 +178,10 @@ typedef enum {
 } StatsReportForm;
 
 size_t sprt_format(char *buf, size_t cap, const SprtParams *p, double llr);
+/* The number pieces of that text: two decimals, "inf" and "-inf", no "-0.00"; a
+ * probability in percent that is "0.00" or "100.00" only when certain. */
+const char *stats_num_text(char out[32], double x);
+const char *stats_percent_text(char out[32], double x);
 size_t stats_format(char *buf, size_t cap, const StatsCounts *c, StatsKind kind,
                     const SprtParams *sprt, StatsReportForm form);
 

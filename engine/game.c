@@ -99,6 +99,10 @@ static GameStatus search_move(GameState *g, GamePlayer *p, GamePlayer *opp, Colo
             *lost = REASON_TIME_FORFEIT;
             return GAME_OK;
         }
+        if (st == GAME_SEARCH_RESIGN) {
+            *lost = REASON_RESIGN;
+            return GAME_OK;
+        }
     } else {
         PosError perr;
         if (!engine_set_position(p->engine, r->start_fen, g->moves, r->nplies, &perr))

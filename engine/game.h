@@ -21,6 +21,7 @@ typedef enum {
     GAME_SEARCH_OK,      /* a move (maybe MOVE_NONE or illegal: the loop judges it) */
     GAME_SEARCH_CRASH,   /* the engine died, or hung without a clock to lose on */
     GAME_SEARCH_TIMEOUT, /* no move before the deadline */
+    GAME_SEARCH_RESIGN,  /* the engine resigned instead of moving */
 } GameSearchStatus;
 
 /*
@@ -97,7 +98,8 @@ void game_settings_default(GameSettings *s);
  * then red searches Red's moves and black Black's. Both engines start with
  * engine_new_game(), so nothing is carried over from an earlier game. An engine that
  * returns no move or an illegal one loses by REASON_ILLEGAL_MOVE, one out of time by
- * REASON_TIME_FORFEIT, an external one that crashed or hung by REASON_ENGINE_CRASH. settings may be NULL
+ * REASON_TIME_FORFEIT, an external one that crashed or hung by REASON_ENGINE_CRASH, one that
+ * resigned by REASON_RESIGN. settings may be NULL
  * (game_settings_default). On GAME_OK, out holds a record that record_validate accepts.
  */
 GameStatus game_play(GamePlayer *red, GamePlayer *black, const Opening *op,

@@ -9,6 +9,7 @@
 
 #include "movegen.h"
 #include "notation.h"
+#include "pgn_read.h"
 #include "rules.h"
 
 static bool fail(PosError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -281,6 +282,77 @@ int opening_list_load(OpeningList *list, const char *path, OpeningErrorFn on_err
     }
     free(line);
     fclose(f);
+    if (failed) {
+        list->count = before;
+        return -1;
+    }
+    return bad;
+}
+
+/* The opening of a PGN game: its start and moves, the start moved up so that at most
+ * OPENING_MAX_MOVES moves remain. */
+static bool opening_from_game(Opening *op, const PgnGame *g, Position *pos, PosError *err)
+{
+    memset(op, 0, sizeof *op);
+    if (!pos_set_fen(pos, g->fen[0] ? g->fen : START_FEN, err))
+        return false;
+    int skip = g->nmoves > OPENING_MAX_MOVES ? g->nmoves - OPENING_MAX_MOVES : 0;
+    for (int i = 0; i < skip; i++) {
+        if (pos_history_full(pos))
+            pos_trim_history(pos);
+        pos_do_move(pos, g->moves[i]);
+    }
+    pos_get_fen(pos, op->fen, sizeof op->fen);
+    op->nmoves = g->nmoves - skip;
+    memcpy(op->moves, g->moves + skip, (size_t)op->nmoves * sizeof op->moves[0]);
+    return opening_check(op, err);
+}
+
+int opening_list_load_pgn(OpeningList *list, const char *path, int max_plies,
+                          OpeningErrorFn on_error, void *ctx, OpeningError *err)
+{
+    PgnError perr;
+    PgnReader *r = pgn_reader_open(path, &perr);
+    PgnGame *g = malloc(sizeof *g);
+    Position *pos = malloc(sizeof *pos);
+    if (!r || !g || !pos) {
+        set_error(err, "%s", r ? "out of memory" : perr.msg);
+        pgn_reader_close(&r);
+        free(g);
+        free(pos);
+        return -1;
+    }
+    int before = list->count, bad = 0, got;
+    bool failed = false;
+    while ((got = pgn_reader_next(r, g, max_plies, &perr)) != 0) {
+        char msg[sizeof perr.msg + 300];
+        Opening op;
+        PosError operr;
+        if (got < -1) {
+            set_error(err, "%s", perr.msg);
+            failed = true;
+            break;
+        }
+        if (got < 0) {
+            snprintf(msg, sizeof msg, "%s", perr.msg);
+        } else if (!opening_from_game(&op, g, pos, &operr)) {
+            snprintf(msg, sizeof msg, "%s: game %d (line %ld): %s", path, g->number, g->line,
+                     operr.msg);
+        } else {
+            if (!opening_list_add(list, &op)) {
+                set_error(err, "%s: game %d: out of memory", path, g->number);
+                failed = true;
+                break;
+            }
+            continue;
+        }
+        bad++;
+        if (on_error)
+            on_error(ctx, msg);
+    }
+    pgn_reader_close(&r);
+    free(g);
+    free(pos);
     if (failed) {
         list->count = before;
         return -1;

@@ -67,6 +67,19 @@ bool opening_list_add(OpeningList *list, const Opening *op);
 int opening_list_load(OpeningList *list, const char *path, OpeningErrorFn on_error, void *ctx,
                       OpeningError *err);
 
+/*
+ * Appends the openings of a PGN file to list, one per game (pgn_read.h reads it): the
+ * game's start position (its FEN tag, or the standard one) and its mainline moves, the
+ * first max_plies of them when max_plies > 0 (as cutechess-cli's plies=N), all of them
+ * otherwise. A line longer than OPENING_MAX_MOVES starts from the position before its
+ * last OPENING_MAX_MOVES moves. A bad game (unreadable, an illegal move, a position
+ * that is already over) is reported through on_error as "path: game N (line L):
+ * reason" and skipped. Returns the number of bad games, or -1 with err set when the
+ * file cannot be read or memory runs out (the list then keeps what it had).
+ */
+int opening_list_load_pgn(OpeningList *list, const char *path, int max_plies,
+                          OpeningErrorFn on_error, void *ctx, OpeningError *err);
+
 /* Random openings. The eval bound applies when engine is not NULL. */
 typedef struct {
     const char *fen;  /* start position; NULL for the standard one */

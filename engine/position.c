@@ -2,6 +2,7 @@
 
 #include <assert.h>
 #include <ctype.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,18 +28,20 @@ static uint64_t splitmix64(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-void position_init(void)
+static void init_tables(void)
 {
-    static bool done;
-    if (done)
-        return;
     attacks_init();
     uint64_t seed = 0x63687568652d7871ULL; /* fixed: keys are part of stored data */
     for (int p = 0; p < PIECE_NB; p++)
         for (Square s = 0; s < SQUARE_NB; s++)
             zobrist_psq[p][s] = piece_type((Piece)p) ? splitmix64(&seed) : 0;
     zobrist_side = splitmix64(&seed);
-    done = true;
+}
+
+void position_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, init_tables);
 }
 
 /* Bitboards of the line indices in a slider-table mask, on rank r or file f. */
@@ -364,6 +367,7 @@ static bool parse_count(const char *s, long max, long *out)
 
 bool pos_set_fen(Position *out, const char *fen, PosError *err)
 {
+    position_init(); /* every position starts here: the tables are ready before use */
     if (!fen)
         return fail(err, "empty FEN");
     char buf[256];
@@ -456,12 +460,16 @@ bool pos_set_fen(Position *out, const char *fen, PosError *err)
         return fail(err, "FEN side to move is '%s', not 'w' or 'b'", stm);
     }
 
+    /* The clock takes every value the position keeps (from 120 on the game is a 60-move
+     * draw, which is the rules' verdict, not the reader's), so that every FEN that
+     * pos_get_fen writes reads back. */
     long rule60 = 0, fullmove = 1;
-    if (nf >= 5 && !parse_count(fields[4], 119, &rule60)) {
+    if (nf >= 5 && !parse_count(fields[4], UINT8_MAX, &rule60)) {
         free(pos);
-        return fail(err, "FEN half-move clock '%s' is not a number from 0 to 119", fields[4]);
+        return fail(err, "FEN half-move clock '%s' is not a number from 0 to %d", fields[4],
+                    UINT8_MAX);
     }
-    if (nf >= 6 && (!parse_count(fields[5], 100000, &fullmove) || fullmove < 1)) {
+    if (nf >= 6 && (!parse_count(fields[5], FEN_MOVE_NUMBER_MAX, &fullmove) || fullmove < 1)) {
         free(pos);
         return fail(err, "FEN move number '%s' is not a positive number", fields[5]);
     }
@@ -514,8 +522,10 @@ void pos_get_fen(const Position *pos, char *buf, size_t size)
             tmp[n++] = '/';
     }
     tmp[n] = '\0';
+    /* capped so that a game played on from the largest move number still reads back */
+    int number = pos->game_ply / 2 + 1;
     snprintf(buf, size, "%s %c - - %d %d", tmp, pos->side == RED ? 'w' : 'b',
-             pos_state(pos)->rule60, pos->game_ply / 2 + 1);
+             pos_state(pos)->rule60, number < FEN_MOVE_NUMBER_MAX ? number : FEN_MOVE_NUMBER_MAX);
 }
 
 bool pos_is_ok(const Position *pos, const char **why)

@@ -48,11 +48,15 @@ typedef struct {
 
 extern const char *const START_FEN;
 
-/* Builds Zobrist numbers and geometry tables; call once before anything else. */
+/* Builds Zobrist numbers and geometry tables, once per process (thread-safe). A
+ * position can only be made through pos_set_fen, which calls it, so a caller never
+ * meets the tables unbuilt. */
 void position_init(void);
 
 /* Parses and validates a FEN; on failure returns false, fills err and leaves pos untouched. */
 bool pos_set_fen(Position *pos, const char *fen, PosError *err);
+/* The largest move number a FEN may give; pos_get_fen writes no larger one. */
+enum { FEN_MOVE_NUMBER_MAX = 100000 };
 /* Writes the FEN of the position into buf (at least 128 bytes is always enough). */
 void pos_get_fen(const Position *pos, char *buf, size_t size);
 /* Copies a position, history included (only the used part is copied). */

@@ -42,6 +42,11 @@ bool record_unpack(const PackedPos *in, Position *pos, PosError *err)
                     in->b[PACKED_SIDE]);
     if (in->b[PACKED_RESERVED] != 0)
         return fail(err, "packed position: reserved byte is %d, not 0", in->b[PACKED_RESERVED]);
+    /* Stored positions come before a move, so never after a 60-move verdict (120 plies),
+     * although a FEN may give such a position. */
+    if (in->b[PACKED_RULE60] >= 120)
+        return fail(err, "packed position: 60-move counter %d is past the 60-move rule",
+                    in->b[PACKED_RULE60]);
     char fen[RECORD_FEN_MAX];
     int n = 0;
     for (int rank = RANK_NB - 1; rank >= 0; rank--) {
@@ -173,7 +178,9 @@ static bool runner_result_ok(Reason reason, Outcome o, Color side_to_move)
         return true;
     if (reason == REASON_ADJUDICATION_RESIGN && decisive)
         return true;
-    if ((reason == REASON_ILLEGAL_MOVE || reason == REASON_ENGINE_CRASH) && o == loss)
+    if ((reason == REASON_ILLEGAL_MOVE || reason == REASON_ENGINE_CRASH ||
+         reason == REASON_RESIGN) &&
+        o == loss)
         return true;
     if (reason == REASON_TIME_FORFEIT && (o == loss || o == OUTCOME_DRAW))
         return true;

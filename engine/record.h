@@ -6,7 +6,7 @@
  *   bytes 0-44   one nibble per point: point s in byte s/2, low nibble for even s;
  *                nibble = Piece code (0 empty, 1-7 red K A B N R C P, 9-15 black)
  *   byte  45     side to move (0 red, 1 black)
- *   byte  46     60-move counter (rule60) of the position
+ *   byte  46     60-move counter (rule60) of the position, below 120
  *   byte  47     0 (reserved)
  */
 #ifndef CHUHE_RECORD_H

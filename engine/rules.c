@@ -22,6 +22,7 @@ static const char *const REASON_NAMES[REASON_NB] = {
     [REASON_ADJUDICATION_RESIGN] = "adjudication-resign",
     [REASON_ADJUDICATION_DRAW] = "adjudication-draw",
     [REASON_ENGINE_CRASH] = "engine-crash",
+    [REASON_RESIGN] = "resign",
 };
 
 static const char *const RESULT_NAMES[RESULT_NB] = {

@@ -36,6 +36,7 @@ typedef enum {
     REASON_ADJUDICATION_RESIGN, /* "adjudication-resign": both engines' scores agreed */
     REASON_ADJUDICATION_DRAW,   /* "adjudication-draw": both scores stayed near zero */
     REASON_ENGINE_CRASH,    /* "engine-crash": an external engine died or hung */
+    REASON_RESIGN,          /* "resign": an external engine resigned */
     REASON_NB
 } Reason;
 

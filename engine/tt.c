@@ -56,7 +56,7 @@ TTProbe tt_probe(const TT *tt, Key key, int ply, TTEntry **slot)
 {
     TTProbe r = {false, MOVE_NONE, VALUE_NONE, VALUE_NONE, 0, BOUND_NONE};
     TTCluster *c = &tt->table[tt_index(tt, key)];
-    uint16_t k16 = (uint16_t)(key >> 48);
+    uint16_t k16 = tt_check_bits(key);
     TTEntry *replace = &c->entry[0];
     for (int i = 0; i < TT_CLUSTER_SIZE; i++) {
         TTEntry *e = &c->entry[i];
@@ -85,7 +85,7 @@ TTProbe tt_probe(const TT *tt, Key key, int ply, TTEntry **slot)
 void tt_store(TT *tt, TTEntry *e, Key key, Value value, Bound bound, int depth, Move m,
               Value eval, int ply)
 {
-    uint16_t k16 = (uint16_t)(key >> 48);
+    uint16_t k16 = tt_check_bits(key);
     if (m != MOVE_NONE || e->key16 != k16)
         e->move = m;
     /* keep a deeper entry of the same position unless the new one is exact */

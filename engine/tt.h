@@ -63,6 +63,11 @@ static inline size_t tt_index(const TT *tt, Key key)
     return (size_t)(((unsigned __int128)key * tt->clusters) >> 64);
 }
 
+/* The 16 bits an entry keeps to recognise its position. The cluster index comes from
+ * the key's high bits, so the check bits must be the low ones: taken from the high end
+ * they would repeat the index and tell nothing. */
+static inline uint16_t tt_check_bits(Key key) { return (uint16_t)key; }
+
 static inline void tt_prefetch(const TT *tt, Key key)
 {
     __builtin_prefetch(&tt->table[tt_index(tt, key)]);

@@ -96,9 +96,12 @@ static int param_lookup(const char *tok)
         } else if (ti->kind == IDX_SQUARE) {
             i = strlen(idx) == 2 ? square_from_text(idx) : -1;
         } else {
-            char *end;
-            long v = strtol(idx, &end, 10);
-            i = (*end || end == idx || idx[0] == '-' || idx[0] == '+') ? -1 : (int)v;
+            /* digits only, as weights_param_name writes them: no sign, blank or leading
+             * zero, which would give one parameter several names (and strtol would let
+             * 4294967299 wrap to 3) */
+            size_t nd = strspn(idx, "0123456789");
+            if (nd > 0 && nd == strlen(idx) && nd <= 4 && (idx[0] != '0' || nd == 1))
+                i = atoi(idx);
         }
         return i >= 0 && i < ti->count ? first + i : -1;
     }

@@ -145,7 +145,7 @@ static void set_error(WxfError *err, const char *fmt, ...)
     }
 }
 
-static PieceType type_from_letter(char ch)
+PieceType wxf_piece_type(char ch)
 {
     switch (toupper((unsigned char)ch)) {
     case 'K':
@@ -198,7 +198,7 @@ static bool parse_which(Color c, const char t[2], Which *w, WxfError *err)
 {
     char a = t[0], b = t[1];
     if (isalpha((unsigned char)a)) {
-        w->type = type_from_letter(a);
+        w->type = wxf_piece_type(a);
         if (w->type == NO_PIECE_TYPE) {
             set_error(err, "unknown piece letter '%c' (use K A E H R C P)", a);
             return false;
@@ -220,7 +220,7 @@ static bool parse_which(Color c, const char t[2], Which *w, WxfError *err)
     }
     if (is_sign(a)) {
         if (isalpha((unsigned char)b)) {
-            w->type = type_from_letter(b);
+            w->type = wxf_piece_type(b);
             if (w->type == NO_PIECE_TYPE) {
                 set_error(err, "unknown piece letter '%c' (use K A E H R C P)", b);
                 return false;

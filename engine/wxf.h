@@ -53,6 +53,9 @@ typedef struct {
 
 /* Writes the WXF text of m, which must be legal in pos, into buf. Returns false, with
  * buf set to "" when size allows, if m is not legal or size < WXF_TEXT_SIZE. */
+/* The piece type a letter names, either case: K A E|B H|N R C P; NO_PIECE_TYPE else. */
+PieceType wxf_piece_type(char ch);
+
 bool wxf_from_move(const Position *pos, Move m, char *buf, size_t size);
 
 /* Parses WXF text for the side to move in pos. Returns the legal move it names, or

@@ -16,62 +16,11 @@ coord=$bindir/chuhe-coordinator
 worker=$bindir/chuhe-worker
 soak=$(cd "$(dirname "$0")/.." && pwd)/scripts/soak
 engines=$(cd "$(dirname "$0")" && pwd)/engines
-plan=10
+. "$(dirname "$0")/support/e2e.sh"
 
-for b in "$coord" "$worker"; do
-    if [ ! -x "$b" ]; then
-        echo "1..1"
-        echo "not ok 1 - $b is missing"
-        exit 1
-    fi
-done
-if ! command -v mpirun >/dev/null 2>&1; then
-    echo "1..1"
-    echo "ok 1 - faults end to end # SKIP mpirun missing"
-    exit 0
-fi
-
-echo "1..$plan"
-n=0 failed=0
-check() { # name, status (0 = pass), detail file or text
-    n=$((n + 1))
-    if [ "$2" -eq 0 ]; then
-        echo "ok $n - $1"
-    else
-        echo "not ok $n - $1"
-        if [ -f "${3:-}" ]; then sed 's/^/#   /' "$3" | tail -25; else printf '#   %s\n' "${3:-}"; fi
-        failed=$((failed + 1))
-    fi
-}
-skip() {
-    n=$((n + 1))
-    echo "ok $n - $1 # SKIP $2"
-}
-
-tmp=$(mktemp -d)
-cleanup() {
-    # only background jobs still running: an exited one's pid may belong to anyone now
-    local p running
-    running=$(jobs -p)
-    for p in $running; do kill -TERM "$p" 2>/dev/null; done
-    [ -n "$running" ] && sleep 0.2
-    for p in $(jobs -p); do kill -KILL "$p" 2>/dev/null; done
-    if [ -n "${CHUHE_TEST_KEEP:-}" ]; then echo "# logs kept in $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-
-if [ "$(id -u)" -eq 0 ]; then
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-mpi_env=()
+e2e_begin "faults end to end" 10 "$coord" "$worker"
 nodes=600
-case $bindir in
-san | */san | */san/)
-    nodes=250
-    export LSAN_OPTIONS="suppressions=$PWD/tests/data/lsan-mpi.supp:fast_unwind_on_malloc=0:print_suppressions=0"
-    mpi_env=(-x LSAN_OPTIONS -x ASAN_OPTIONS -x UBSAN_OPTIONS)
-    ;;
-esac
+[ "$san" = 1 ] && nodes=250
 
 # Starts a coordinator in the background: log-name, bind, args... Sets cpid and ep.
 start_coord() {
@@ -87,23 +36,6 @@ start_coord() {
         sleep 0.1
     done
     return 1
-}
-
-# Waits up to $2 seconds for pid $1; sets rc (124 when it had to be killed).
-wait_for() {
-    local pid=$1 limit=$2 i
-    for i in $(seq $((limit * 10))); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-        kill -KILL "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-        rc=124
-    else
-        wait "$pid" 2>/dev/null # no "Killed" notice from the shell
-        rc=$?
-    fi
 }
 
 # Starts workers in the background: log-name, endpoint, ranks, --timeout. Sets mpid.
@@ -241,4 +173,4 @@ check "an engine that dies while it starts is started again and the run complete
     >"$tmp/x.out" 2>&1
 [ $? -ne 0 ] && grep -q -- "--ack-log $tmp/no/such/dir/acks: No such file or directory" "$tmp/x.out"
 check "an --ack-log that cannot be opened: an error naming it, no serving" $? "$tmp/x.out"
-[ "$failed" -eq 0 ]
+e2e_end

@@ -2,8 +2,10 @@
 # Matches end to end with external engines: chuhe (built-in) against Fairy-Stockfish
 # (UCI, ranks 1-10) at fixed nodes on `mpirun -np 2` workers, with the cutechess-style
 # command line, every game replayed by `verify`, the PGN written and the statistics the
-# same after a restart; engines that crash, play an illegal move or hang lose with the
-# right reason while the run completes; an SPRT stops a run early.
+# same after a restart; chuhe against Sjaak II (XBoard) on a clock; engines that crash,
+# play an illegal move, hang or resign lose with the right reason under UCI and XBoard
+# while the run completes; an SPRT stops a run early; an engine thinking longer than
+# the heartbeat timeout does not get its worker declared silent.
 # Prints TAP. Usage: tests/match_e2e.sh <bindir>; CHUHE_TEST_KEEP=1 keeps the logs.
 set -u
 bindir=${1:-bin}
@@ -11,98 +13,15 @@ coord=$bindir/chuhe-coordinator
 worker=$bindir/chuhe-worker
 engines=$(cd "$(dirname "$0")" && pwd)/engines
 fsf=${CHUHE_FSF:-/usr/games/fairy-stockfish}
-plan=14
-
-for b in "$coord" "$worker"; do
-    if [ ! -x "$b" ]; then
-        echo "1..1"
-        echo "not ok 1 - $b is missing"
-        exit 1
-    fi
-done
-if ! command -v mpirun >/dev/null 2>&1; then
-    echo "1..1"
-    echo "ok 1 - matches end to end # SKIP mpirun missing"
-    exit 0
-fi
-
-echo "1..$plan"
-n=0
-check() { # name, status (0 = pass), detail file or text
-    n=$((n + 1))
-    if [ "$2" -eq 0 ]; then
-        echo "ok $n - $1"
-    else
-        echo "not ok $n - $1"
-        if [ -f "${3:-}" ]; then sed 's/^/#   /' "$3" | tail -25; else printf '#   %s\n' "${3:-}"; fi
-    fi
-}
-skip() {
-    n=$((n + 1))
-    echo "ok $n - $1 # SKIP $2"
-}
-
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-    local p
-    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    if [ -n "${CHUHE_TEST_KEEP:-}" ]; then echo "# logs kept in $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-
-if [ "$(id -u)" -eq 0 ]; then
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-mpi_env=()
+sjaak=${CHUHE_SJAAK:-/usr/games/sjaakii}
+. "$(dirname "$0")/support/e2e.sh"
+e2e_begin "matches end to end" 29 "$coord" "$worker"
 nodes=2000 small=300
-case $bindir in
-san | */san | */san/)
-    nodes=600 small=100
-    export LSAN_OPTIONS="suppressions=$PWD/tests/data/lsan-mpi.supp:fast_unwind_on_malloc=0:print_suppressions=0"
-    mpi_env=(-x LSAN_OPTIONS -x ASAN_OPTIONS -x UBSAN_OPTIONS)
-    ;;
-esac
-
-# Runs a whole match: log-name, coordinator args... The coordinator's JSON lines go to
-# $tmp/NAME.out, its log to NAME.err, the workers' output to NAME.workers. Sets rc_c, rc_w.
-match() {
-    local name=$1 ep= i cpid
-    shift
-    timeout -k 5 150 "$coord" --bind 'tcp://127.0.0.1:*' --json --progress-interval 0.5 --drain-timeout 10 \
-        --out "$tmp/$name.h5" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
-    cpid=$!
-    pids+=("$cpid")
-    for i in $(seq 100); do
-        ep=$(sed -n 's/.*"event":"listening","endpoint":"\([^"]*\)".*/\1/p' "$tmp/$name.out")
-        [ -n "$ep" ] && break
-        kill -0 "$cpid" 2>/dev/null || break
-        sleep 0.1
-    done
-    rc_w=1
-    if [ -n "${no_workers:-}" ]; then
-        rc_w=0
-    elif [ -n "$ep" ]; then
-        timeout -k 5 120 mpirun --oversubscribe --bind-to none "${mpi_env[@]}" -np 2 "$worker" \
-            --connect "$ep" --quiet >"$tmp/$name.workers" 2>&1
-        rc_w=$?
-    fi
-    # a run whose workers all failed never completes: stop its coordinator
-    [ -n "${stop_after_workers:-}" ] && kill -TERM "$cpid" 2>/dev/null
-    wait "$cpid"
-    rc_c=$?
-}
-
-summary() { # name: the final JSON line
-    grep '"event":"summary"' "$tmp/$1.out" | tail -1
-}
-field() { # name key: a JSON array or scalar of the summary
-    summary "$1" | grep -o "\"$2\":\(\[[^]]*\]\|\"[^\"]*\"\|[^,}]*\)" | head -1
-}
+[ "$san" = 1 ] && nodes=600 small=100
 
 # 1-5: chuhe against Fairy-Stockfish, cutechess-style options.
 if [ -x "$fsf" ]; then
-    match fsf -engine name=chuhe builtin \
+    e2e_run fsf -engine name=chuhe builtin \
         -engine name=fsf cmd="$fsf" proto=uci1 option.Hash=4 option.Threads=1 \
         -each nodes=$nodes -games 4 -maxmoves 150 -pgnout "$tmp/fsf.pgn" -ratinginterval 2
     check "chuhe against Fairy-Stockfish: 4 games, coordinator and workers exit 0" \
@@ -119,34 +38,74 @@ if [ -x "$fsf" ]; then
     check "pentanomial counts of 2 pairs, Elo and LOS in the summary ($penta)" \
         $((sum != 2 || $(summary fsf | grep -c '"elo":.*"los":') != 1)) "$tmp/fsf.out"
     elo=$(field fsf elo)
+    tables=$(summary fsf | sed -n 's/.*\("ranking":\)/\1/p')
     # a complete run: the coordinator rebuilds its statistics and ends without workers
-    no_workers=1 match fsf
-    check "restarted on the run file: the same statistics ($elo)" \
+    no_workers=1 e2e_run fsf
+    check "restarted on the run file: the same statistics ($elo), ranking and pairing" \
         $((rc_c != 0 || $(field fsf penta | grep -cF "$penta") != 1 ||
-            $(field fsf elo | grep -cF "$elo") != 1)) "$tmp/fsf.out"
+            $(field fsf elo | grep -cF "$elo") != 1 || ${#tables} < 50 ||
+            $(summary fsf | grep -cF "$tables") != 1)) "$tmp/fsf.out"
 else
     for t in "chuhe against Fairy-Stockfish" "verify" "-pgnout" "pentanomial counts" "restart"; do
         skip "$t" "$fsf is missing"
     done
 fi
 
-# 6-11: broken engines lose with the right reason and the runs complete.
-for e in crash illegal hang; do
-    case $e in
-    crash) reason=engine-crash key=crashes limit=(-each nodes=$small) ;;
-    illegal) reason=illegal-move key=illegal_moves limit=(-each nodes=$small) ;;
-    hang) reason=time-forfeit key=time_losses limit=(-each tc=0.3+0.05 timemargin=50) ;;
-    esac
-    match $e -engine builtin -engine name=$e cmd="$engines/$e.sh" "${limit[@]}" -games 4
-    check "an engine that ${e}s loses every game by $reason; the run completes" \
-        $((rc_c != 0 || rc_w != 0 || $(summary $e | grep -c "\"endings\":{\"$reason\":4}") != 1)) \
-        "$tmp/$e.out"
-    check "... counted against player 1 ($(field $e $key))" \
-        $(($(field $e $key | grep -c '\[0,4\]') != 1)) "$tmp/$e.out"
-done
+# 6-9: chuhe against Sjaak II over XBoard on a clock, with an option and the memory
+# command; every game replays, and Sjaak neither crashed nor played an illegal move.
+if [ -x "$sjaak" ]; then
+    e2e_run sjaak -engine name=chuhe builtin \
+        -engine name=sjaak cmd="$sjaak" proto=xboard option.memory=16 option.Level=Normal \
+        -each tc=2+0.05 -games 4 -maxmoves 100 -pgnout "$tmp/sjaak.pgn"
+    check "chuhe against Sjaak II (xboard): 4 games, coordinator and workers exit 0" \
+        $((rc_c != 0 || rc_w != 0)) "$tmp/sjaak.err"
+    "$coord" verify "$tmp/sjaak.h5" >"$tmp/sjaak.verify" 2>&1
+    check "every move of the xboard match replays legally (verify)" \
+        $(($? != 0 || $(grep -c '^games 4$' "$tmp/sjaak.verify") != 1)) "$tmp/sjaak.verify"
+    check "-pgnout wrote 4 games, Sjaak Red in two ($(summary sjaak | grep -o "\"endings\":{[^}]*}"))" \
+        $(($(grep -c '^\[Event ' "$tmp/sjaak.pgn") != 4 ||
+            $(grep -c '^\[Red "sjaak"\]' "$tmp/sjaak.pgn") != 2)) "$tmp/sjaak.pgn"
+    check "no crash and no illegal move by either engine ($(field sjaak time_losses))" \
+        $(($(field sjaak crashes | grep -c '\[0,0\]') != 1 ||
+            $(field sjaak illegal_moves | grep -c '\[0,0\]') != 1)) "$tmp/sjaak.out"
+else
+    for t in "chuhe against Sjaak II" "verify" "-pgnout" "no crash"; do
+        skip "$t" "$sjaak is missing"
+    done
+fi
 
-# 12-13: the SPRT stops a run early; every stored game is valid.
-match sprt -engine builtin -engine name=illegal cmd="$engines/illegal.sh" -each nodes=$small \
+# 10-23: broken engines lose with the right reason and the runs complete, under UCI
+# and XBoard (the same scripts speak both).
+for proto in uci xboard; do
+    for e in crash illegal hang; do
+        case $e in
+        crash) reason=engine-crash key=crashes limit=(-each depth=2) ;;
+        illegal) reason=illegal-move key=illegal_moves limit=(-each depth=2) ;;
+        hang) reason=time-forfeit key=time_losses limit=(-each tc=0.3+0.05 timemargin=50) ;;
+        esac
+        # chuhe itself searches to depth 2 on every clock, so only the broken engine can
+        # lose, however loaded the machine is
+        e2e_run $e-$proto -engine builtin depth=2 -engine name=$e cmd="$engines/$e.sh" \
+            proto=$proto "${limit[@]}" -games 4
+        check "$proto: an engine that ${e}s loses every game by $reason; the run completes" \
+            $((rc_c != 0 || rc_w != 0 ||
+                $(summary $e-$proto | grep -c "\"endings\":{\"$reason\":4}") != 1)) \
+            "$tmp/$e-$proto.out"
+        check "... counted against player 1 ($(field $e-$proto $key))" \
+            $(($(field $e-$proto $key | grep -c '\[0,4\]') != 1)) "$tmp/$e-$proto.out"
+    done
+done
+e2e_run resign -engine builtin -engine name=resign cmd="$engines/resign.sh" proto=xboard \
+    option.Mood=grim -each depth=2 -games 4
+check "xboard: an engine that resigns (after a false claim) loses every game by resign" \
+    $((rc_c != 0 || rc_w != 0 || $(summary resign | grep -c '"endings":{"resign":4}') != 1)) \
+    "$tmp/resign.out"
+check "... the losses are player 1's ($(field resign players))" \
+    $(($(field resign players | grep -c '^"players":\[{"wins":4,"draws":0,"losses":0}') != 1)) \
+    "$tmp/resign.out"
+
+# 24-25: the SPRT stops a run early; every stored game is valid.
+e2e_run sprt -engine builtin -engine name=illegal cmd="$engines/illegal.sh" -each nodes=$small \
     -games 400 -sprt elo0=0 elo1=100 alpha=0.1 beta=0.1 model=normalized
 games=$(field sprt games | grep -o '[0-9]*')
 check "-sprt stops the run with H1 accepted after $games of 400 games" \
@@ -155,8 +114,35 @@ check "-sprt stops the run with H1 accepted after $games of 400 games" \
 "$coord" verify "$tmp/sprt.h5" >"$tmp/sprt.verify" 2>&1
 check "the SPRT run's games verify" $? "$tmp/sprt.verify"
 
-# 14: an engine that cannot start is a clear error, not a hang.
-stop_after_workers=1 match nostart -engine builtin -engine cmd=/nonexistent/engine -each nodes=$small -games 2 \
+# 26-28: an engine that cannot start is a clear error, not a hang: a missing program,
+# an XBoard engine that does not play xiangqi, an option the engine does not have.
+stop_after_workers=1 e2e_run nostart -engine builtin -engine cmd=/nonexistent/engine -each nodes=$small -games 2 \
     --heartbeat-timeout 5 --drain-timeout 2
 check "an engine that does not start fails the worker with a message" \
     $((rc_w == 0 || $(grep -c 'did not start' "$tmp/nostart.workers") == 0)) "$tmp/nostart.workers"
+stop_after_workers=1 e2e_run chessonly -engine builtin -engine cmd="$engines/chessonly.sh" proto=xboard \
+    -each depth=2 -games 2 --heartbeat-timeout 5 --drain-timeout 2
+check "an xboard engine without variant xiangqi fails the worker with a message" \
+    $((rc_w == 0 || $(grep -c 'did not start: no xiangqi' "$tmp/chessonly.workers") == 0)) \
+    "$tmp/chessonly.workers"
+"$coord" --bind 'tcp://127.0.0.1:*' --out "$tmp/xbnodes.h5" -engine builtin \
+    -engine cmd="$engines/resign.sh" proto=xboard -each nodes=100 >"$tmp/xbnodes.out" 2>&1
+rc=$?
+stop_after_workers=1 e2e_run badoption -engine builtin -engine cmd="$engines/resign.sh" proto=xboard \
+    option.Nope=1 -each depth=2 -games 2 --heartbeat-timeout 5 --drain-timeout 2
+check "nodes= for an xboard engine is refused (exit $rc); an unknown xboard option fails to start" \
+    $((rc == 0 || $(grep -c 'no exact node limit' "$tmp/xbnodes.out") != 1 || rc_w == 0 ||
+        $(grep -c "has no option 'Nope'" "$tmp/badoption.workers") == 0)) \
+    "$tmp/badoption.workers"
+
+# 29: an engine that thinks longer than the heartbeat timeout: the worker keeps beating
+# while it waits, so the coordinator never declares it silent.
+delay=5
+start=$SECONDS
+e2e_run slow -engine builtin -engine name=slow cmd="$engines/slow.sh" args="$delay $(cd "$bindir" && pwd)/chuhe-engine" \
+    -each depth=2 -games 2 -maxmoves 10 --heartbeat-timeout 2.5
+took=$((SECONDS - start))
+check "a ${delay} s think under a 2.5 s heartbeat timeout: no silent worker (${took} s)" \
+    $((rc_c != 0 || rc_w != 0 || took < 2 * delay ||
+        $(grep -c 'silent' "$tmp/slow.err") != 0)) "$tmp/slow.err"
+e2e_end

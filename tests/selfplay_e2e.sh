@@ -13,59 +13,12 @@ bindir=${1:-bin}
 coord=$bindir/chuhe-coordinator
 worker=$bindir/chuhe-worker
 client=$bindir/tests/tools/wire_client
-plan=27
+. "$(dirname "$0")/support/e2e.sh"
+e2e_begin "self-play end to end" 27 "$coord" "$worker" "$client"
 
-for b in "$coord" "$worker" "$client"; do
-    if [ ! -x "$b" ]; then
-        echo "1..1"
-        echo "not ok 1 - $b is missing"
-        exit 1
-    fi
-done
-if ! command -v mpirun >/dev/null 2>&1; then
-    echo "1..1"
-    echo "ok 1 - self-play end to end # SKIP mpirun missing"
-    exit 0
-fi
-
-echo "1..$plan"
-n=0 failed=0
-check() { # name, status (0 = pass), detail file or text
-    n=$((n + 1))
-    if [ "$2" -eq 0 ]; then
-        echo "ok $n - $1"
-    else
-        echo "not ok $n - $1"
-        if [ -f "${3:-}" ]; then sed 's/^/#   /' "$3" | tail -25; else printf '#   %s\n' "${3:-}"; fi
-        failed=$((failed + 1))
-    fi
-}
-
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-    local p
-    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    sleep 0.2
-    for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-    if [ -n "${CHUHE_TEST_KEEP:-}" ]; then echo "# logs kept in $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-
-if [ "$(id -u)" -eq 0 ]; then
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fi
-mpi_env=()
 # Nodes per move of the runs: small, and smaller still under the sanitizers (3-5x slower).
 nodes_a=500 nodes_c=1500 nodes_d=1000
-case $bindir in
-san | */san | */san/)
-    nodes_a=200 nodes_c=600 nodes_d=400
-    # OpenMPI's own allocations at MPI_Init are not chuhe's leaks.
-    export LSAN_OPTIONS="suppressions=$PWD/tests/data/lsan-mpi.supp:fast_unwind_on_malloc=0:print_suppressions=0"
-    mpi_env=(-x LSAN_OPTIONS -x ASAN_OPTIONS -x UBSAN_OPTIONS)
-    ;;
-esac
+[ "$san" = 1 ] && nodes_a=200 nodes_c=600 nodes_d=400
 
 # Starts a coordinator in the background: log-name, bind, args... Sets cpid and ep.
 start_coord() {
@@ -73,7 +26,6 @@ start_coord() {
     shift 2
     "$coord" --bind "$bind" --json --progress-interval 0.2 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
     cpid=$!
-    pids+=("$cpid")
     ep=
     for i in $(seq 100); do
         ep=$(sed -n 's/.*"event":"listening","endpoint":"\([^"]*\)".*/\1/p' "$tmp/$name.out")
@@ -84,23 +36,6 @@ start_coord() {
     return 1
 }
 
-# Waits up to $2 seconds for pid $1; sets rc (124 when it had to be killed).
-wait_for() {
-    local pid=$1 limit=$2 i
-    for i in $(seq $((limit * 10))); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-        kill -KILL "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-        rc=124
-    else
-        wait "$pid"
-        rc=$?
-    fi
-}
-
 workers() { # log-name, endpoint, extra worker args...
     local name=$1 endpoint=$2
     shift 2
@@ -108,22 +43,15 @@ workers() { # log-name, endpoint, extra worker args...
         "$worker" --connect "$endpoint" --quiet "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
 }
 
-# The last "games" count of a coordinator's JSON lines.
-games_of() { sed -n 's/.*"games":\([0-9]*\).*/\1/p' "$tmp/$1.out" | tail -1; }
+# The run's "games" count in the last of a coordinator's JSON lines (the first "games"
+# of the line: later ones count per rank and per engine).
+games_of() { tail -1 "$tmp/$1.out" | grep -o '"games":[0-9]*' | head -1 | cut -d: -f2; }
 
 # verify run.h5 into $tmp/verify.txt; then field NAME prints its count.
 verify() { "$coord" verify "$1" >"$tmp/verify.txt" 2>&1; }
 field() { sed -n "s/^$1 //p" "$tmp/verify.txt"; }
 
 settings=(--nodes "$nodes_a" --max-plies 150 --random-plies 6 --heartbeat-timeout 2 --drain-timeout 10)
-
-started=$(date +%s.%N)
-section() { # prints the seconds since the last section as a TAP comment
-    local now
-    now=$(date +%s.%N)
-    awk -v a="$started" -v b="$now" -v t="$1" 'BEGIN { printf "# %s: %.1f s\n", t, b - a }'
-    started=$now
-}
 
 # ---- A: a whole run, with misbehaving clients first ----
 run=$tmp/a.h5
@@ -223,7 +151,6 @@ start_coord c 'tcp://127.0.0.1:*' --games 8 --out "$run" --nodes "$nodes_c" --ma
 cep=$ep
 workers cw1 "$cep" &
 mpid=$!
-pids+=("$mpid")
 victim=
 for i in $(seq 600); do
     g=$(games_of c)
@@ -264,7 +191,6 @@ start_coord d1 'tcp://127.0.0.1:*' --games 8 --out "$run" --nodes "$nodes_d" --m
 dep=$ep
 workers dw "$dep" --timeout 30 &
 mpid=$!
-pids+=("$mpid")
 for i in $(seq 600); do
     [ "$(games_of d1)" -ge 2 ] 2>/dev/null && break
     sleep 0.1
@@ -311,4 +237,4 @@ check "--help of both programs" $? "$(cat "$tmp/h.out" "$tmp/h2.out")"
 [ $? -eq 2 ] && grep -q "unknown option '--nosuch'" "$tmp/x.out"
 check "an unknown coordinator option is an error" $? "$tmp/x.out"
 section "the worker on its own, options"
-[ "$failed" -eq 0 ]
+e2e_end

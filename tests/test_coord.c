@@ -74,6 +74,20 @@ static void test_config_rejects(void **state)
     parse_ok(&c, &g, 2, resign);
     assert_false(coord_config_finish_new(&c, &g, &err));
     assert_non_null(strstr(err.msg, "--resign-score"));
+    /* an XBoard engine has no exact node limit; a depth is fine */
+    const char *xb_nodes[] = {
+        "--cmd-black", "/usr/games/sjaakii", "--proto-black", "xboard", "--nodes", "500"};
+    parse_ok(&c, &g, 6, xb_nodes);
+    assert_false(coord_config_finish_new(&c, &g, &err));
+    assert_non_null(strstr(err.msg, "xboard engines have no exact node limit"));
+    const char *xb_depth[] = {
+        "--cmd-black", "/usr/games/sjaakii", "--proto-black", "xboard", "--depth", "4"};
+    parse_ok(&c, &g, 6, xb_depth);
+    assert_true(coord_config_finish_new(&c, &g, &err));
+    const char *xb_none[] = {"--cmd-black", "/usr/games/sjaakii", "--proto-black", "cecp"};
+    parse_ok(&c, &g, 4, xb_none);
+    assert_false(coord_config_finish_new(&c, &g, &err));
+    assert_non_null(strstr(err.msg, "uci, uci1, ucci or xboard"));
 }
 
 static void test_config_json_round_trip_and_resume(void **state)
@@ -272,10 +286,10 @@ static void test_stats_by_colour_and_player(void **state)
     (void)state;
     CoordStats st;
     coord_stats_init(&st, 0);
-    coord_stats_add(&st, OUTCOME_RED_WIN, REASON_CHECKMATE, 50, 0, 1000, true); /* p0 wins */
-    coord_stats_add(&st, OUTCOME_RED_WIN, REASON_CHECKMATE, 60, 1, 1000, true); /* p1 wins */
-    coord_stats_add(&st, OUTCOME_BLACK_WIN, REASON_STALEMATE, 40, 1, 0, false); /* p0 wins */
-    coord_stats_add(&st, OUTCOME_DRAW, REASON_REPETITION, 30, 0, 0, true);
+    coord_stats_add(&st, OUTCOME_RED_WIN, REASON_CHECKMATE, 50, 0, 1, 1000, true); /* p0 wins */
+    coord_stats_add(&st, OUTCOME_RED_WIN, REASON_CHECKMATE, 60, 1, 0, 1000, true); /* p1 wins */
+    coord_stats_add(&st, OUTCOME_BLACK_WIN, REASON_STALEMATE, 40, 1, 0, 0, false); /* p0 wins */
+    coord_stats_add(&st, OUTCOME_DRAW, REASON_REPETITION, 30, 0, 1, 0, true);
     assert_int_equal(st.games, 4);
     assert_int_equal(st.positions, 180);
     assert_int_equal(st.session_games, 3);
@@ -291,7 +305,11 @@ static void test_stats_by_colour_and_player(void **state)
 
     CoordStatsContext cx = {.pairs_done = 1, .pairs_target = 4, .workers = 2, .now = 10};
     char buf[2048];
-    coord_stats_json(&st, &cx, "progress", "\"x\":1", true, buf, sizeof buf);
+    StrBuf json;
+    strbuf_init(&json);
+    coord_stats_json(&st, &cx, "progress", "\"x\":1", true, &json);
+    snprintf(buf, sizeof buf, "%s", strbuf_text(&json));
+    strbuf_free(&json);
     assert_non_null(strstr(buf, "{\"event\":\"progress\",\"x\":1,"));
     assert_non_null(strstr(buf, "\"games\":4,"));
     assert_non_null(strstr(buf, "\"players\":[{\"wins\":2,\"draws\":1,\"losses\":1}"));
@@ -300,6 +318,7 @@ static void test_stats_by_colour_and_player(void **state)
     coord_stats_progress_text(&st, &cx, buf, sizeof buf);
     assert_non_null(strstr(buf, "pairs 1/4"));
     assert_non_null(strstr(buf, "red-draw-black 2-1-1"));
+    coord_stats_free(&st);
 }
 
 int main(void)

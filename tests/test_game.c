@@ -725,6 +725,16 @@ static void test_external_player_losses(void **state)
     play(&builtin, &ext, &op, NULL, &g_rec[0]);
     assert_int_equal(g_rec[0].reason, REASON_TIME_FORFEIT);
     assert_int_equal(g_rec[0].outcome, OUTCOME_RED_WIN);
+    /* a resignation loses for the engine that resigned, whichever side it plays */
+    FakeEngine r = {.status = GAME_SEARCH_RESIGN};
+    fake_player(&ext, &r);
+    play(&builtin, &ext, &op, NULL, &g_rec[0]);
+    assert_int_equal(g_rec[0].reason, REASON_RESIGN);
+    assert_int_equal(g_rec[0].outcome, OUTCOME_RED_WIN);
+    play(&ext, &builtin, &op, NULL, &g_rec[0]);
+    assert_int_equal(g_rec[0].reason, REASON_RESIGN);
+    assert_int_equal(g_rec[0].outcome, OUTCOME_BLACK_WIN);
+    assert_int_equal(g_rec[0].nplies, 2);
 }
 
 static void test_clocks(void **state)

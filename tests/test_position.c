@@ -14,6 +14,7 @@
 #include "movegen.h"
 #include "notation.h"
 #include "position.h"
+#include "rules.h"
 #include "tests/support/epd.h"
 
 /* Positions are large (the history array), so the tests share static ones. */
@@ -126,6 +127,44 @@ static void test_round_trip_after_moves(void **state)
                         "rnbakab1r/9/1c4nc1/p1p1C1p1p/9/9/P1P1P1P1P/1C7/9/RNBAKABNR b - - 0 2");
 }
 
+/* Plays moves from fen into g_pos, expects its FEN to be want, and reads that back into
+ * g_other with the same key. */
+static void play_and_read_back(const char *fen, const char *moves, const char *want)
+{
+    set_fen(&g_pos, fen);
+    play(&g_pos, moves);
+    char out[160];
+    pos_get_fen(&g_pos, out, sizeof out);
+    assert_string_equal(out, want);
+    set_fen(&g_other, out);
+    assert_true(pos_key(&g_other) == pos_key(&g_pos));
+}
+
+/* A quiet move from a clock of 119 reaches 120: the position is a 60-move draw, and its
+ * FEN (as `d` prints it) reads back with the clock and the verdict intact. */
+static void test_round_trip_past_60_move_rule(void **state)
+{
+    (void)state;
+    play_and_read_back("3k5/9/9/9/9/9/9/9/4R4/4K4 w - - 119 80", "e1e2",
+                       "3k5/9/9/9/9/9/9/4R4/9/4K4 b - - 120 80");
+    assert_int_equal(pos_state(&g_other)->rule60, 120);
+    Verdict v = rules_judge_game(&g_other);
+    assert_int_equal(v.result, RESULT_DRAW);
+    assert_int_equal(v.reason, REASON_RULE60);
+    /* the counter saturates at 255, the largest clock a FEN may give */
+    expect_round_trip("3k5/9/9/9/9/9/9/9/4A4/4K4 w - - 255 9",
+                      "3k5/9/9/9/9/9/9/9/4A4/4K4 w - - 255 9");
+}
+
+/* A game played on from the largest move number a FEN may give: the written number
+ * stays at that largest one, so the FEN still reads back. */
+static void test_round_trip_last_move_number(void **state)
+{
+    (void)state;
+    play_and_read_back("3k5/9/9/9/9/9/9/9/4R4/4K4 w - - 0 100000", "e1e2 d9d8 e2e3",
+                       "9/3k5/9/9/9/9/4R4/9/9/4K4 b - - 3 100000");
+}
+
 static void test_aliases(void **state)
 {
     (void)state;
@@ -235,7 +274,7 @@ static void expect_fen_error(const char *fen, const char *want)
       "side not to move (black) is in check")                                                      \
     X(facing_generals_black_to_move, "4k4/9/9/9/9/9/9/9/9/4K4 b - - 0 1",                          \
       "side not to move (red) is in check")                                                        \
-    X(clock_too_big, START_BOARD " w - - 120 1", "half-move clock '120' is not a number")          \
+    X(clock_too_big, START_BOARD " w - - 256 1", "half-move clock '256' is not a number")          \
     X(clock_negative, START_BOARD " w - - -1 1", "half-move clock '-1' is not a number")           \
     X(clock_not_a_number, START_BOARD " w - - abc 1", "half-move clock 'abc' is not a number")     \
     X(clock_trailing_junk, START_BOARD " w - - 5x 1", "half-move clock '5x' is not a number")      \
@@ -351,6 +390,8 @@ int main(void)
         cmocka_unit_test(test_epd_round_trips),
         cmocka_unit_test(test_round_trip_fields),
         cmocka_unit_test(test_round_trip_after_moves),
+        cmocka_unit_test(test_round_trip_past_60_move_rule),
+        cmocka_unit_test(test_round_trip_last_move_number),
         cmocka_unit_test(test_aliases),
         /* clang-format off */
         FEN_ERRORS(FEN_ERROR_ENTRY)

@@ -327,7 +327,9 @@ static void test_external_player(void **state)
     ProtoExtProtocol e;
     assert_true(proto_ext_protocol_parse("uci-ranks-1-10", &e) && e == PROTO_EXT_UCI1);
     assert_true(proto_ext_protocol_parse("ucci", &e) && e == PROTO_EXT_UCCI);
-    assert_false(proto_ext_protocol_parse("xboard", &e));
+    assert_true(proto_ext_protocol_parse("xboard", &e) && e == PROTO_EXT_XBOARD);
+    assert_string_equal(proto_ext_protocol_name(PROTO_EXT_XBOARD), "xboard");
+    assert_false(proto_ext_protocol_parse("cecp", &e));
 }
 
 static void test_encode_checks(void **state)

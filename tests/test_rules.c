@@ -766,6 +766,7 @@ static void test_reason_names(void **state)
         {REASON_ADJUDICATION_RESIGN, "adjudication-resign"},
         {REASON_ADJUDICATION_DRAW, "adjudication-draw"},
         {REASON_ENGINE_CRASH, "engine-crash"},
+        {REASON_RESIGN, "resign"},
     };
     assert_int_equal(sizeof NAMES / sizeof NAMES[0], REASON_NB);
     for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++) {

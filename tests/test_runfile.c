@@ -6,7 +6,7 @@
  *
  * Games are random legal games from fixed seeds, ended by the rules (rules_judge_game) or
  * by a ply cap and checked with record_validate, so a test can rebuild any game it wrote.
- * Files live in a mkdtemp() directory that the group teardown removes.
+ * Files live in a scratch directory that the group teardown removes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <dirent.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,22 +30,13 @@
 #include "movegen.h"
 #include "notation.h"
 #include "rules.h"
+#include "tests/support/scratch.h"
 
-static char g_dir[64];
 static Position g_pos;
 static GameRecord g_rec, g_back;
 
 static const char *const OPENING_FEN =
     "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C1N2/9/RNBAKAB1R b - - 3 2";
-
-static const char *path_in(const char *name)
-{
-    static char buf[4][320];
-    static int next;
-    char *p = buf[next++ & 3];
-    snprintf(p, sizeof buf[0], "%s/%s", g_dir, name);
-    return p;
-}
 
 static uint64_t mix(uint64_t *s)
 {
@@ -223,7 +214,7 @@ static void expect_test_games(RunFile *rf, int n)
 static void test_write_read(void **state)
 {
     (void)state;
-    const char *path = path_in("write_read.h5");
+    const char *path = scratch_path("write_read.h5");
     write_file(path, 40);
     RunFile *rf = open_read_ok(path);
     RunError err = {{0}};
@@ -276,7 +267,7 @@ static void test_write_read(void **state)
 static void test_resume(void **state)
 {
     (void)state;
-    const char *path = path_in("resume.h5");
+    const char *path = scratch_path("resume.h5");
     write_file(path, 10);
     RunError err = {{0}};
 
@@ -325,7 +316,7 @@ static void test_resume(void **state)
 static void test_append_rejects(void **state)
 {
     (void)state;
-    const char *path = path_in("rejects.h5");
+    const char *path = scratch_path("rejects.h5");
     RunFile *rf = create_ok(path);
     RunError err = {{0}};
 
@@ -343,6 +334,9 @@ static void test_append_rejects(void **state)
     g_rec.outcome = OUTCOME_NONE;
     assert_false(runfile_append_game(rf, &g_rec, 0, 0, 0, 1, 0, NULL, &err));
     assert_non_null(strstr(err.msg, "outcome"));
+    test_game(&g_rec, 1); /* the last pair id: runfile_next_pair_id would wrap to 0 */
+    assert_false(runfile_append_game(rf, &g_rec, UINT64_MAX, 0, 0, 1, 0, NULL, &err));
+    assert_non_null(strstr(err.msg, "no next one"));
     test_game(&g_rec, 1);
     snprintf(g_rec.start_fen, sizeof g_rec.start_fen, "rnbakabnr/9/9 w");
     assert_false(runfile_append_game(rf, &g_rec, 0, 0, 0, 1, 0, NULL, &err));
@@ -389,7 +383,7 @@ static void test_config_limits(void **state)
         config[i] = (char)('a' + i % 26);
     config[RUNFILE_CONFIG_MAX + 1] = '\0';
     RunError err = {{0}};
-    const char *path = path_in("config.h5");
+    const char *path = scratch_path("config.h5");
     assert_null(runfile_create(path, config, "v", &err));
     assert_non_null(strstr(err.msg, "run_config"));
     assert_int_equal(access(path, F_OK), -1);
@@ -416,7 +410,7 @@ static void test_config_limits(void **state)
 static void test_sigkill(void **state)
 {
     (void)state;
-    const char *path = path_in("killed.h5");
+    const char *path = scratch_path("killed.h5");
     RunFile *rf = create_ok(path);
     RunError err = {{0}};
     assert_true(runfile_close(&rf, &err));
@@ -593,6 +587,34 @@ static void unlink_dataset(const char *path, const char *name)
     H5Fclose(f);
 }
 
+/* Writes the pair_id member of one /games row, leaving the others as they are. */
+static void set_pair_id(const char *path, hsize_t row, uint64_t pair_id)
+{
+    hid_t f = h5_open_rw(path);
+    hid_t d = H5Dopen2(f, "/games", H5P_DEFAULT);
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof pair_id);
+    assert_true(d >= 0 && t >= 0 && H5Tinsert(t, "pair_id", 0, H5T_NATIVE_UINT64) >= 0);
+    hsize_t one = 1;
+    hid_t fs = H5Dget_space(d), ms = H5Screate_simple(1, &one, NULL);
+    assert_true(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &row, NULL, &one, NULL) >= 0);
+    assert_true(H5Dwrite(d, t, ms, fs, H5P_DEFAULT, &pair_id) >= 0);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    H5Tclose(t);
+    H5Dclose(d);
+    H5Fclose(f);
+}
+
+static void set_extent(const char *path, const char *name, hsize_t rows)
+{
+    hid_t f = h5_open_rw(path);
+    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    assert_true(d >= 0);
+    assert_true(H5Dset_extent(d, &rows) >= 0);
+    H5Dclose(d);
+    H5Fclose(f);
+}
+
 /* Replaces /positions with a dataset of the same members except that `score` is a 4-byte
  * float, or missing. */
 static void replace_positions(const char *path, bool drop_score)
@@ -633,8 +655,8 @@ static void replace_positions(const char *path, bool drop_score)
 static void test_corrupt_files(void **state)
 {
     (void)state;
-    const char *good = path_in("good.h5");
-    const char *bad = path_in("bad.h5");
+    const char *good = scratch_path("good.h5");
+    const char *bad = scratch_path("bad.h5");
     write_file(good, 80);
     RunError err = {{0}};
     RunFile *rf = open_read_ok(good);
@@ -643,7 +665,7 @@ static void test_corrupt_files(void **state)
     size_t len;
     unsigned char *buf = slurp(good, &len);
 
-    expect_refused(path_in("no-such-file.h5"), "No such file");
+    expect_refused(scratch_path("no-such-file.h5"), "No such file");
 
     spit(bad, buf, len / 2);
     expect_refused(bad, "truncated");
@@ -694,6 +716,19 @@ static void test_corrupt_files(void **state)
     replace_positions(bad, true);
     expect_refused(bad, "member score is missing");
 
+    /* A stored pair id after which runfile_next_pair_id would wrap to 0. */
+    copy_file(good, bad);
+    set_pair_id(bad, 79, UINT64_MAX);
+    expect_refused(bad, "pair_id has no next one");
+
+    /* Tables far longer than their rows: more than an interrupted write leaves (and
+     * dropping 2^47 rows on append would take HDF5 for ever). */
+    for (int t = 0; t < 2; t++) {
+        copy_file(good, bad);
+        set_extent(bad, t ? "/positions" : "/games", (hsize_t)1 << 47);
+        expect_refused(bad, "more than an interrupted write leaves");
+    }
+
     /* The good file itself is still fine. */
     rf = open_read_ok(good);
     assert_int_equal(runfile_game_count(rf), 80);
@@ -706,7 +741,7 @@ static void test_corrupt_files(void **state)
 static void test_interrupted_write(void **state)
 {
     (void)state;
-    const char *path = path_in("interrupted.h5");
+    const char *path = scratch_path("interrupted.h5");
     write_file(path, 6);
     RunFile *rf = open_read_ok(path);
     uint64_t npos = runfile_position_count(rf);
@@ -786,7 +821,7 @@ static void test_interrupted_write(void **state)
 static void test_export_plain(void **state)
 {
     (void)state;
-    const char *path = path_in("export.h5");
+    const char *path = scratch_path("export.h5");
     write_file(path, 12);
     RunFile *rf = open_read_ok(path);
     RunError err = {{0}};
@@ -865,7 +900,7 @@ static int count_of(const char *text, const char *needle)
 static void test_export_pgn(void **state)
 {
     (void)state;
-    const char *path = path_in("pgn.h5");
+    const char *path = scratch_path("pgn.h5");
     write_file(path, 6);
     RunFile *rf = open_read_ok(path);
     RunError err = {{0}};
@@ -899,28 +934,90 @@ static void test_export_pgn(void **state)
     assert_true(runfile_close(&rf, &err));
 }
 
+static off_t file_size(const char *path)
+{
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    return st.st_size;
+}
+
+/*
+ * A file size limit stands in for a full disk (both fail the space reservation): the
+ * batch fails before anything is written, the rows stay buffered and the file keeps every
+ * flushed game. Round 0: the limit goes and the same flush succeeds. Round 1: closed
+ * while still full, the file holds exactly the flushed games and opens for append again.
+ */
+static void test_full_disk(void **state)
+{
+    (void)state;
+    struct rlimit old;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+    for (int round = 0; round < 2; round++) {
+        const char *path = scratch_path(round ? "full1.h5" : "full0.h5");
+        RunFile *rf = create_ok(path);
+        RunError err = {{0}};
+        for (int k = 0; k < 10; k++) {
+            test_game(&g_rec, k);
+            append_ok(rf, &g_rec, k, (uint64_t)k / 2);
+        }
+        if (!runfile_flush(rf, &err))
+            fail_msg("flush: %s", err.msg);
+        off_t size = file_size(path);
+        struct rlimit lim = {(rlim_t)size + 4096, old.rlim_max};
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+        for (int k = 10; k < 20; k++) {
+            test_game(&g_rec, k);
+            append_ok(rf, &g_rec, k, (uint64_t)k / 2);
+        }
+        for (int attempt = 0; attempt < 2; attempt++) {
+            assert_false(runfile_flush(rf, &err));
+            if (!strstr(err.msg, "cannot reserve") || !strstr(err.msg, "File too large"))
+                fail_msg("unexpected error: %s", err.msg);
+            assert_false(runfile_broken(rf));
+            assert_int_equal(runfile_flushed_game_count(rf), 10);
+            assert_int_equal(runfile_game_count(rf), 20);
+            assert_int_equal(file_size(path), size);
+        }
+        int kept = 20;
+        if (round == 0) {
+            assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+            if (!runfile_flush(rf, &err))
+                fail_msg("flush after the limit went: %s", err.msg);
+            assert_int_equal(runfile_flushed_game_count(rf), 20);
+            assert_true(runfile_close(&rf, &err));
+        } else {
+            assert_false(runfile_close(&rf, &err));
+            assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+            kept = 10;
+        }
+        rf = open_read_ok(path);
+        assert_string_equal(runfile_recovery_note(rf), "");
+        expect_test_games(rf, kept);
+        if (!runfile_verify(rf, &err))
+            fail_msg("verify: %s", err.msg);
+        runfile_close(&rf, &err);
+        rf = runfile_open_append(path, &err);
+        if (!rf)
+            fail_msg("open_append: %s", err.msg);
+        assert_true(runfile_close(&rf, &err));
+    }
+    signal(SIGXFSZ, was);
+}
+
 /* ------------------------------------------------------------------------------------ */
 
 static int setup(void **state)
 {
     (void)state;
     position_init();
-    snprintf(g_dir, sizeof g_dir, "/tmp/chuhe-runfile-XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
+    return scratch_create("runfile");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    DIR *d = opendir(g_dir);
-    if (!d)
-        return -1;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            unlink(path_in(e->d_name));
-    closedir(d);
-    return rmdir(g_dir);
+    return scratch_remove();
 }
 
 int main(void)
@@ -930,7 +1027,7 @@ int main(void)
         cmocka_unit_test(test_append_rejects),    cmocka_unit_test(test_config_limits),
         cmocka_unit_test(test_sigkill),           cmocka_unit_test(test_corrupt_files),
         cmocka_unit_test(test_interrupted_write), cmocka_unit_test(test_export_plain),
-        cmocka_unit_test(test_export_pgn),
+        cmocka_unit_test(test_export_pgn),        cmocka_unit_test(test_full_disk),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -319,6 +319,13 @@ static void test_rejections(void **state)
     reject_line(&l, "mobility_horse[3]", "mobility_horse[99] 1 2", "mobility_horse[99]");
     reject_line(&l, "mobility_horse[3]", "mobility_horse[-1] 1 2", "mobility_horse[-1]");
     reject_line(&l, "mobility_horse[3]", "mobility_horse[] 1 2", "mobility_horse[]");
+    /* one spelling per parameter: no leading zero, sign or blank, no wrap-around */
+    reject_line(&l, "mobility_horse[3]", "mobility_horse[03] 1 2", "mobility_horse[03]");
+    reject_line(&l, "mobility_horse[8]", "mobility_horse[08] 1 2", "mobility_horse[08]");
+    reject_line(&l, "mobility_horse[3]", "mobility_horse[+3] 1 2", "mobility_horse[+3]");
+    reject_line(&l, "mobility_horse[3]", "mobility_horse[\v3] 1 2", "mobility_horse[");
+    reject_line(&l, "mobility_horse[3]", "mobility_horse[4294967299] 1 2",
+                "mobility_horse[4294967299]");
     reject_line(&l, "tempo", "tempo[0] 1 2", "tempo[0]");
     /* a duplicate is named on its second line */
     reject_line(&l, "material[cannon]", "material[horse] 400 450", "material[horse]");

@@ -1,68 +1,45 @@
 #include "extengine.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "notation.h"
-#include "score.h"
+#include "record.h"
+#include "report.h"
 #include "timeman.h"
 
 enum {
-    EXT_LINE_MAX = 8192,
-    EXT_ARGS_MAX = 64,
-    EXT_QUIT_MS = 500, /* after "quit", wait this long before SIGKILL */
+    EXT_DEFAULT_MS = 10000,    /* startup and ready timeouts when the config gives none */
+    XB_FEATURE_WAIT_MS = 2000, /* protocol 2: features come within 2 s unless done=0 */
+    XB_OPTIONS_MAX = 4096,
 };
+
+/* What an XBoard engine announced in its features. */
+typedef struct {
+    bool ping, setboard, usermove, time, reuse, memory, smp, xiangqi;
+    char myname[128];
+    char options[XB_OPTIONS_MAX]; /* announced option names, each followed by '\n' */
+    bool options_cut;             /* more were announced than options holds */
+} XbFeatures;
+
+/* The game an XBoard engine's board holds: after "new", fen set by setboard and the
+ * moves played since (in force mode, or its own answers to "go"). */
+typedef struct {
+    bool in_game;    /* "new" and "variant xiangqi" sent */
+    bool level_sent; /* the game's clock sent with "level" */
+    char fen[RECORD_FEN_MAX];
+    int nmoves;
+    char moves[RECORD_MAX_PLIES][5];
+    int ping_id;
+} XbBoard;
 
 struct ExtEngine {
     ExtEngineConfig cfg;
-    pid_t pid; /* 0: not running */
-    int to_fd, from_fd;
-    char buf[EXT_LINE_MAX];
-    size_t len; /* bytes in buf not yet returned as lines */
-    uint64_t starts;
-    char error[256];
+    ExtProc proc;
+    XbFeatures xb;
+    XbBoard board;
 };
-
-static const char *const PROTO_NAMES[EXT_PROTO_NB] = {"uci", "uci1", "ucci"};
-
-bool ext_protocol_parse(const char *name, ExtProtocol *out)
-{
-    if (!strcmp(name, "uci-ranks-1-10")) {
-        *out = EXT_PROTO_UCI1;
-        return true;
-    }
-    for (int p = 0; p < EXT_PROTO_NB; p++)
-        if (!strcmp(name, PROTO_NAMES[p])) {
-            *out = (ExtProtocol)p;
-            return true;
-        }
-    return false;
-}
-
-const char *ext_protocol_name(ExtProtocol p)
-{
-    return (unsigned)p < EXT_PROTO_NB ? PROTO_NAMES[p] : "unknown";
-}
-
-static void set_error(ExtEngine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void set_error(ExtEngine *e, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->error, sizeof e->error, fmt, ap);
-    va_end(ap);
-}
 
 ExtEngine *ext_new(const ExtEngineConfig *cfg)
 {
@@ -70,7 +47,7 @@ ExtEngine *ext_new(const ExtEngineConfig *cfg)
     if (!e)
         return NULL;
     e->cfg = *cfg;
-    e->to_fd = e->from_fd = -1;
+    extproc_init(&e->proc);
     return e;
 }
 
@@ -80,56 +57,25 @@ bool ext_same_config(const ExtEngine *e, const ExtEngineConfig *cfg)
            !strcmp(e->cfg.dir, cfg->dir) && !strcmp(e->cfg.options, cfg->options);
 }
 
+void ext_set_idle(ExtEngine *e, ExtIdleFn fn, void *ctx)
+{
+    extproc_set_idle(&e->proc, fn, ctx);
+}
+
 uint64_t ext_starts(const ExtEngine *e)
 {
-    return e->starts;
+    return e->proc.starts;
 }
 
 const char *ext_last_error(const ExtEngine *e)
 {
-    return e->error;
+    return e->proc.error;
 }
 
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-}
-
-/* Ends the process: "quit" (UCCI engines answer "bye"), then SIGKILL if it lingers. */
 static void ext_kill(ExtEngine *e, bool polite)
 {
-    if (e->pid > 0) {
-        if (polite && e->to_fd >= 0) {
-            static const char quit[] = "quit\n";
-            if (write(e->to_fd, quit, sizeof quit - 1) < 0) {
-                /* already gone: waitpid below reaps it */
-            }
-        }
-        int status;
-        bool reaped = false;
-        for (int waited = 0; polite && waited < EXT_QUIT_MS && !reaped; waited += 10) {
-            pid_t r = waitpid(e->pid, &status, WNOHANG);
-            if (r == e->pid || (r < 0 && errno != EINTR))
-                reaped = true;
-            else
-                sleep_ms(10);
-        }
-        if (!reaped) {
-            if (kill(e->pid, SIGKILL) != 0 && errno != ESRCH)
-                set_error(e, "kill %ld: %s", (long)e->pid, strerror(errno));
-            while (waitpid(e->pid, &status, 0) < 0 && errno == EINTR) {
-            }
-        }
-    }
-    if (e->to_fd >= 0)
-        close(e->to_fd);
-    if (e->from_fd >= 0)
-        close(e->from_fd);
-    e->to_fd = e->from_fd = -1;
-    e->pid = 0;
-    e->len = 0;
+    extproc_stop(&e->proc, polite, "quit");
+    memset(&e->board, 0, sizeof e->board);
 }
 
 void ext_free(ExtEngine **e)
@@ -141,295 +87,76 @@ void ext_free(ExtEngine **e)
     *e = NULL;
 }
 
-static bool send_line(ExtEngine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static bool send_line(ExtEngine *e, const char *fmt, ...)
+static int startup_ms(const ExtEngine *e)
 {
-    char line[EXT_LINE_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof line - 1) {
-        set_error(e, "command line too long");
-        return false;
-    }
-    line[n++] = '\n';
-    size_t off = 0;
-    while (off < (size_t)n) {
-        ssize_t w = write(e->to_fd, line + off, (size_t)n - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            set_error(e, "write to engine: %s", w < 0 ? strerror(errno) : "closed");
-            return false;
-        }
-        off += (size_t)w;
-    }
-    return true;
+    return e->cfg.startup_ms > 0 ? e->cfg.startup_ms : EXT_DEFAULT_MS;
 }
 
-typedef enum { READ_LINE, READ_TIMEOUT, READ_EOF } ReadStatus;
-
-/* The next line (without its newline) before deadline (ms of time_now_ms). */
-static ReadStatus read_line(ExtEngine *e, int64_t deadline, char *line, size_t size)
+static int ready_ms(const ExtEngine *e)
 {
-    for (;;) {
-        char *nl = memchr(e->buf, '\n', e->len);
-        if (nl || e->len == sizeof e->buf) {
-            size_t n = nl ? (size_t)(nl - e->buf) : e->len;
-            size_t copy = n < size - 1 ? n : size - 1;
-            memcpy(line, e->buf, copy);
-            line[copy] = '\0';
-            if (copy && line[copy - 1] == '\r')
-                line[copy - 1] = '\0';
-            size_t used = nl ? n + 1 : n;
-            memmove(e->buf, e->buf + used, e->len - used);
-            e->len -= used;
-            return READ_LINE;
-        }
-        int64_t left = deadline - time_now_ms();
-        if (left <= 0)
-            return READ_TIMEOUT;
-        struct pollfd pfd = {e->from_fd, POLLIN, 0};
-        int r = poll(&pfd, 1, left > 1000000 ? 1000000 : (int)left);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            set_error(e, "poll: %s", strerror(errno));
-            return READ_EOF;
-        }
-        if (r == 0)
-            continue;
-        ssize_t got = read(e->from_fd, e->buf + e->len, sizeof e->buf - e->len);
-        if (got < 0 && (errno == EINTR || errno == EAGAIN))
-            continue;
-        if (got <= 0) {
-            set_error(e, "engine closed its output%s", got < 0 ? " (read error)" : "");
-            return READ_EOF;
-        }
-        e->len += (size_t)got;
-    }
+    return e->cfg.ready_ms > 0 ? e->cfg.ready_ms : EXT_DEFAULT_MS;
 }
 
-/* Reads lines until one starts with the word want; false (engine killed) otherwise. */
+static bool starts_with_word(const char *line, const char *word)
+{
+    size_t n = strlen(word);
+    return !strncmp(line, word, n) && (line[n] == '\0' || line[n] == ' ');
+}
+
+/* Reads lines until one starts with the words want; false (engine killed) otherwise. */
 static bool expect(ExtEngine *e, const char *want, int64_t deadline)
 {
-    char line[EXT_LINE_MAX];
-    size_t n = strlen(want);
+    char line[EXTPROC_LINE_MAX];
     for (;;) {
-        ReadStatus st = read_line(e, deadline, line, sizeof line);
-        if (st == READ_TIMEOUT)
-            set_error(e, "no '%s' in time", want);
-        if (st != READ_LINE) {
+        ExtProcRead st = extproc_read_line(&e->proc, deadline, line, sizeof line);
+        if (st == EXTPROC_TIMEOUT)
+            extproc_fail(&e->proc, "no '%s' in time", want);
+        if (st != EXTPROC_LINE) {
             ext_kill(e, false);
             return false;
         }
-        if (!strncmp(line, want, n) && (line[n] == '\0' || line[n] == ' '))
+        if (starts_with_word(line, want))
             return true;
     }
 }
 
-static int split_args(char *text, char **argv)
+/* Calls fn(e, name, value) for every Name=Value of the configured options. */
+static bool each_option(ExtEngine *e, bool (*fn)(ExtEngine *, const char *, const char *))
 {
-    int n = 0;
-    for (char *tok = strtok(text, " \t"); tok && n < EXT_ARGS_MAX; tok = strtok(NULL, " \t"))
-        argv[n++] = tok;
-    argv[n] = NULL;
-    return n;
-}
-
-static bool spawn(ExtEngine *e)
-{
-    char cmd[EXT_TEXT_MAX];
-    char *argv[EXT_ARGS_MAX + 1];
-    snprintf(cmd, sizeof cmd, "%s", e->cfg.command);
-    if (split_args(cmd, argv) == 0) {
-        set_error(e, "empty engine command");
-        return false;
-    }
-    int in[2], out[2];
-    if (pipe(in) != 0) {
-        set_error(e, "pipe: %s", strerror(errno));
-        return false;
-    }
-    if (pipe(out) != 0) {
-        set_error(e, "pipe: %s", strerror(errno));
-        close(in[0]);
-        close(in[1]);
-        return false;
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        set_error(e, "fork: %s", strerror(errno));
-        close(in[0]);
-        close(in[1]);
-        close(out[0]);
-        close(out[1]);
-        return false;
-    }
-    if (pid == 0) {
-        /* The child: only async-signal-safe calls until exec. */
-        if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
-            _exit(127);
-        close(in[0]);
-        close(in[1]);
-        close(out[0]);
-        close(out[1]);
-        if (e->cfg.dir[0] && chdir(e->cfg.dir) != 0)
-            _exit(127);
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    close(in[0]);
-    close(out[1]);
-    if (fcntl(in[1], F_SETFD, FD_CLOEXEC) != 0 || fcntl(out[0], F_SETFD, FD_CLOEXEC) != 0)
-        set_error(e, "fcntl: %s", strerror(errno)); /* harmless: a later child inherits it */
-    e->pid = pid;
-    e->to_fd = in[1];
-    e->from_fd = out[0];
-    e->len = 0;
-    e->starts++;
-    return true;
-}
-
-static bool send_option(ExtEngine *e, const char *name, const char *value)
-{
-    if (e->cfg.proto == EXT_PROTO_UCCI)
-        return send_line(e, "setoption %s %s", name, value);
-    return send_line(e, "setoption name %s value %s", name, value);
-}
-
-bool ext_start(ExtEngine *e, char *err, size_t size)
-{
-    if (e->pid > 0)
-        return true;
-    /* A dead engine's pipe must not kill the worker. */
-    if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
-        snprintf(err, size, "signal: %s", strerror(errno));
-        return false;
-    }
-    e->error[0] = '\0';
-    int startup = e->cfg.startup_ms > 0 ? e->cfg.startup_ms : 10000;
-    int ready = e->cfg.ready_ms > 0 ? e->cfg.ready_ms : 10000;
-    bool ucci = e->cfg.proto == EXT_PROTO_UCCI;
-    bool ok = spawn(e) && send_line(e, ucci ? "ucci" : "uci") &&
-              expect(e, ucci ? "ucciok" : "uciok", time_now_ms() + startup);
-    if (ok && e->cfg.proto == EXT_PROTO_UCI1)
-        ok = send_option(e, "UCI_Variant", "xiangqi");
     char opts[EXT_TEXT_MAX];
     snprintf(opts, sizeof opts, "%s", e->cfg.options);
-    for (char *save = NULL, *tok = strtok_r(opts, ";", &save); ok && tok;
+    for (char *save = NULL, *tok = strtok_r(opts, ";", &save); tok;
          tok = strtok_r(NULL, ";", &save)) {
         char *eq = strchr(tok, '=');
         if (!eq) {
-            set_error(e, "option '%s' is not Name=Value", tok);
-            ok = false;
-            break;
+            extproc_fail(&e->proc, "option '%s' is not Name=Value", tok);
+            return false;
         }
         *eq = '\0';
-        ok = send_option(e, tok, eq + 1);
-    }
-    ok = ok && send_line(e, "isready") && expect(e, "readyok", time_now_ms() + ready);
-    if (!ok) {
-        snprintf(err, size, "engine '%s' (%s) did not start: %s", e->cfg.command,
-                 ext_protocol_name(e->cfg.proto), e->error[0] ? e->error : "no handshake");
-        ext_kill(e, false);
-        return false;
+        if (!fn(e, tok, eq + 1))
+            return false;
     }
     return true;
 }
 
-void ext_new_game(void *ctx)
+/* ---- UCI and UCCI ---- */
+
+static bool uci_option(ExtEngine *e, const char *name, const char *value)
 {
-    ExtEngine *e = ctx;
-    char err[512];
-    if (!ext_start(e, err, sizeof err))
-        return; /* the next search reports the crash */
-    int ready = e->cfg.ready_ms > 0 ? e->cfg.ready_ms : 10000;
-    if (e->cfg.proto != EXT_PROTO_UCCI && !send_line(e, "ucinewgame"))
-        return;
-    if (send_line(e, "isready"))
-        expect(e, "readyok", time_now_ms() + ready);
+    if (e->cfg.proto == PROTO_EXT_UCCI)
+        return extproc_send(&e->proc, "setoption %s %s", name, value);
+    return extproc_send(&e->proc, "setoption name %s value %s", name, value);
 }
 
-/* Move text between chuhe (ranks 0-9) and the engine's form. */
-static void move_out(const ExtEngine *e, const char *m, char *buf, size_t size)
+static bool uci_start(ExtEngine *e)
 {
-    if (e->cfg.proto != EXT_PROTO_UCI1) {
-        snprintf(buf, size, "%s", m);
-        return;
-    }
-    /* ranks 0-9 become 1-10 */
-    size_t n = 0;
-    for (int half = 0; half < 2 && n + 4 <= size; half++) {
-        int rank = m[half * 2 + 1] - '0' + 1;
-        buf[n++] = m[half * 2];
-        if (rank >= 10)
-            buf[n++] = '1';
-        buf[n++] = (char)('0' + rank % 10);
-    }
-    buf[n] = '\0';
-}
-
-/* Parses the engine's move text into chuhe's "h2e2" form; false when malformed. */
-static bool move_in(const ExtEngine *e, const char *text, char out[5])
-{
-    const char *p = text;
-    int shift = e->cfg.proto == EXT_PROTO_UCI1 ? 1 : 0;
-    for (int half = 0; half < 2; half++) {
-        if (*p < 'a' || *p > 'i')
-            return false;
-        out[half * 2] = *p++;
-        if (*p < '0' || *p > '9')
-            return false;
-        int rank = *p++ - '0';
-        if (shift && rank == 1 && *p == '0') {
-            rank = 10;
-            p++;
-        }
-        rank -= shift;
-        if (rank < 0 || rank > 9)
-            return false;
-        out[half * 2 + 1] = (char)('0' + rank);
-    }
-    out[4] = '\0';
-    return *p == '\0';
-}
-
-/* "info ... depth D ... score cp X | score mate N ... nodes N ..." */
-static void parse_info(const char *line, SearchResult *out)
-{
-    char copy[EXT_LINE_MAX];
-    snprintf(copy, sizeof copy, "%s", line);
-    char *save = NULL;
-    char *tok = strtok_r(copy, " ", &save);
-    while (tok) {
-        char *next = strtok_r(NULL, " ", &save);
-        if (!next)
-            break;
-        if (!strcmp(tok, "depth")) {
-            out->depth = atoi(next);
-        } else if (!strcmp(tok, "nodes")) {
-            out->nodes = strtoull(next, NULL, 10);
-        } else if (!strcmp(tok, "score") && (!strcmp(next, "cp") || !strcmp(next, "mate"))) {
-            char *v = strtok_r(NULL, " ", &save);
-            if (!v)
-                break;
-            long x = strtol(v, NULL, 10);
-            if (!strcmp(next, "cp"))
-                out->score = (Value)(x > VALUE_MATE_IN_MAX_PLY - 1    ? VALUE_MATE_IN_MAX_PLY - 1
-                                     : x < -VALUE_MATE_IN_MAX_PLY + 1 ? -VALUE_MATE_IN_MAX_PLY + 1
-                                                                      : x);
-            else
-                out->score = x > 0 ? value_mate_in((int)(2 * x - 1)) : value_mated_in((int)(-2 * x));
-            next = strtok_r(NULL, " ", &save);
-        } else if (!strcmp(tok, "score")) {
-            /* UCCI: "score X" in centipawns */
-            out->score = (Value)strtol(next, NULL, 10);
-        }
-        tok = next;
-    }
+    bool ucci = e->cfg.proto == PROTO_EXT_UCCI;
+    bool ok = extproc_send(&e->proc, ucci ? "ucci" : "uci") &&
+              expect(e, ucci ? "ucciok" : "uciok", time_now_ms() + startup_ms(e));
+    if (ok && e->cfg.proto == PROTO_EXT_UCI1)
+        ok = uci_option(e, "UCI_Variant", "xiangqi");
+    return ok && each_option(e, uci_option) && extproc_send(&e->proc, "isready") &&
+           expect(e, "readyok", time_now_ms() + ready_ms(e));
 }
 
 static int64_t at_least(int64_t v, int64_t lo)
@@ -437,23 +164,27 @@ static int64_t at_least(int64_t v, int64_t lo)
     return v < lo ? lo : v;
 }
 
-static bool send_go(ExtEngine *e, const SearchLimits *l, Color us)
+static bool clocked(const SearchLimits *l)
+{
+    return l->time[RED] >= 0 && l->time[BLACK] >= 0;
+}
+
+static bool uci_go(ExtEngine *e, const SearchLimits *l, Color us)
 {
     char go[512];
     size_t n = 0;
     n += (size_t)snprintf(go + n, sizeof go - n, "go");
-    bool ucci = e->cfg.proto == EXT_PROTO_UCCI;
-    if (l->time[us] >= 0 && l->time[RED] >= 0 && l->time[BLACK] >= 0) {
+    bool ucci = e->cfg.proto == PROTO_EXT_UCCI;
+    if (clocked(l)) {
         Color them = color_flip(us);
         if (ucci)
-            n += (size_t)snprintf(go + n, sizeof go - n,
-                                  " time %lld increment %lld opptime %lld oppincrement %lld",
-                                  (long long)at_least(l->time[us] / 1000, 1),
-                                  (long long)(l->inc[us] / 1000),
-                                  (long long)at_least(l->time[them] / 1000, 1),
-                                  (long long)(l->inc[them] / 1000));
+            n += (size_t)snprintf(
+                go + n, sizeof go - n, " time %lld increment %lld opptime %lld oppincrement %lld",
+                (long long)at_least(l->time[us] / 1000, 1), (long long)(l->inc[us] / 1000),
+                (long long)at_least(l->time[them] / 1000, 1), (long long)(l->inc[them] / 1000));
         else
-            n += (size_t)snprintf(go + n, sizeof go - n, " wtime %lld btime %lld winc %lld binc %lld",
+            n += (size_t)snprintf(go + n, sizeof go - n,
+                                  " wtime %lld btime %lld winc %lld binc %lld",
                                   (long long)l->time[RED], (long long)l->time[BLACK],
                                   (long long)l->inc[RED], (long long)l->inc[BLACK]);
     } else if (l->movetime > 0) {
@@ -469,12 +200,436 @@ static bool send_go(ExtEngine *e, const SearchLimits *l, Color us)
         n += (size_t)snprintf(go + n, sizeof go - n, " depth %d", l->depth);
     if (n >= sizeof go)
         return false;
-    return send_line(e, "%s", go);
+    return extproc_send(&e->proc, "%s", go);
 }
 
-GameSearchStatus ext_search(void *ctx, const char *start_fen, const char *const *moves,
-                            int nmoves, const SearchLimits *limits, int64_t deadline_ms,
-                            SearchResult *out)
+/* "position fen F moves m1 m2 ...": the engine sees every repetition. */
+static bool uci_position(ExtEngine *e, const char *start_fen, const char *const *moves, int nmoves)
+{
+    char *line = malloc(EXTPROC_LINE_MAX + (size_t)nmoves * 8);
+    if (!line) {
+        extproc_fail(&e->proc, "out of memory");
+        return false;
+    }
+    size_t n = (size_t)sprintf(line, "position fen %.*s", RECORD_FEN_MAX, start_fen);
+    if (nmoves)
+        n += (size_t)sprintf(line + n, " moves");
+    bool ok = true;
+    for (int i = 0; i < nmoves && ok; i++) {
+        char m[8];
+        ok = exttrans_move_out(e->cfg.proto, moves[i], m, sizeof m);
+        if (!ok)
+            extproc_fail(&e->proc, "move %d '%.8s' is not a move", i + 1, moves[i]);
+        n += (size_t)sprintf(line + n, " %s", m);
+    }
+    ok = ok && extproc_send(&e->proc, "%s", line);
+    free(line);
+    return ok;
+}
+
+/* The next line of a search; false with *st set (and the engine killed) when the
+ * deadline passed or the engine died first. */
+static bool search_line(ExtEngine *e, int64_t deadline, char *text, size_t size,
+                        GameSearchStatus *st)
+{
+    ExtProcRead r = extproc_read_line(&e->proc, deadline, text, size);
+    if (r == EXTPROC_LINE)
+        return true;
+    if (r == EXTPROC_TIMEOUT)
+        extproc_fail(&e->proc, "no move before the deadline");
+    ext_kill(e, false);
+    *st = r == EXTPROC_TIMEOUT ? GAME_SEARCH_TIMEOUT : GAME_SEARCH_CRASH;
+    return false;
+}
+
+/* The first word at p: blanks skipped, cut at the next blank. */
+static char *first_word(char *p)
+{
+    while (*p == ' ')
+        p++;
+    char *end = strchr(p, ' ');
+    if (end)
+        *end = '\0';
+    return p;
+}
+
+/* The engine's move text m as out->best (chuhe's text in mv); false when m is not a
+ * move, which leaves MOVE_NONE: the game loop then scores an illegal move. */
+static bool take_move(ExtEngine *e, const char *m, SearchResult *out, char mv[5])
+{
+    if (exttrans_move_in(e->cfg.proto, m, mv)) {
+        out->best = move_from_text(mv);
+        return true;
+    }
+    extproc_fail(&e->proc, "unparsable move '%.20s'", m);
+    return false;
+}
+
+/* Waits for bestmove, reading info lines into out. */
+static GameSearchStatus uci_wait(ExtEngine *e, int64_t deadline, SearchResult *out)
+{
+    char text[EXTPROC_LINE_MAX];
+    GameSearchStatus st;
+    for (;;) {
+        if (!search_line(e, deadline, text, sizeof text, &st))
+            return st;
+        if (starts_with_word(text, "info")) {
+            exttrans_parse_info(text, out);
+        } else if (starts_with_word(text, "bestmove")) {
+            char mv[5];
+            take_move(e, first_word(text + 8), out, mv);
+            return GAME_SEARCH_OK;
+        } else if (!strcmp(text, "nobestmove")) {
+            return GAME_SEARCH_OK;
+        }
+    }
+}
+
+/* ---- XBoard (CECP protocol 2) ---- */
+
+/* The boolean features the worker acts on, by name. */
+static bool *xb_flag(XbFeatures *f, const char *name)
+{
+    const struct {
+        const char *name;
+        bool *flag;
+    } FLAGS[] = {{"ping", &f->ping}, {"setboard", &f->setboard}, {"usermove", &f->usermove},
+                 {"time", &f->time}, {"reuse", &f->reuse},       {"memory", &f->memory},
+                 {"smp", &f->smp}};
+    for (size_t i = 0; i < sizeof FLAGS / sizeof FLAGS[0]; i++)
+        if (!strcmp(name, FLAGS[i].name))
+            return FLAGS[i].flag;
+    return NULL;
+}
+
+/* Notes a feature; false when the worker does not take it (answered "rejected"). */
+static bool xb_feature(ExtEngine *e, const char *name, const char *value)
+{
+    static const char *const KNOWN[] = {"done",   "playother", "draw",    "sigterm",  "analyze",
+                                        "colors", "ics",       "name",    "pause",    "nps",
+                                        "debug",  "egt",       "exclude", "setscore", "highlight"};
+    XbFeatures *f = &e->xb;
+    bool on = !strcmp(value, "1");
+    bool *flag = xb_flag(f, name);
+    if (flag) {
+        *flag = on;
+    } else if (!strcmp(name, "myname")) {
+        snprintf(f->myname, sizeof f->myname, "%.127s", value);
+    } else if (!strcmp(name, "variants")) {
+        f->xiangqi = exttrans_has_variant(value, "xiangqi");
+    } else if (!strcmp(name, "san") || !strcmp(name, "sigint")) {
+        return !on; /* coordinate moves only; the worker never sends SIGINT */
+    } else if (!strcmp(name, "option")) {
+        char opt[256];
+        size_t used = strlen(f->options);
+        if (!exttrans_option_name(value, opt, sizeof opt))
+            return false;
+        if (used + strlen(opt) + 2 > sizeof f->options)
+            f->options_cut = true;
+        else
+            snprintf(f->options + used, sizeof f->options - used, "%s\n", opt);
+    } else {
+        for (size_t i = 0; i < sizeof KNOWN / sizeof KNOWN[0]; i++)
+            if (!strcmp(name, KNOWN[i]))
+                return true;
+        return false;
+    }
+    return true;
+}
+
+/* Reads the features after "protover 2", answering each, until done=1 (or, without
+ * done=0, two seconds of silence as the protocol allows). */
+static bool xb_features(ExtEngine *e)
+{
+    memset(&e->xb, 0, sizeof e->xb);
+    e->xb.reuse = e->xb.time = true; /* the protocol's defaults */
+    int64_t start = time_now_ms();
+    int64_t deadline =
+        start + (startup_ms(e) < XB_FEATURE_WAIT_MS ? startup_ms(e) : XB_FEATURE_WAIT_MS);
+    bool waiting_done = false;
+    char line[EXTPROC_LINE_MAX];
+    for (;;) {
+        ExtProcRead st = extproc_read_line(&e->proc, deadline, line, sizeof line);
+        if (st == EXTPROC_TIMEOUT && !waiting_done)
+            return true;
+        if (st == EXTPROC_TIMEOUT)
+            extproc_fail(&e->proc, "no 'feature done=1' in time");
+        if (st != EXTPROC_LINE)
+            return false;
+        if (!starts_with_word(line, "feature"))
+            continue;
+        const char *cur = line + 7;
+        char name[64], value[EXTPROC_LINE_MAX];
+        bool done = false;
+        while (exttrans_next_feature(&cur, name, sizeof name, value, sizeof value)) {
+            bool taken = xb_feature(e, name, value);
+            if (!extproc_send(&e->proc, "%s %s", taken ? "accepted" : "rejected", name))
+                return false;
+            if (!strcmp(name, "done")) {
+                done = !strcmp(value, "1");
+                waiting_done = !done;
+                if (waiting_done)
+                    deadline = start + startup_ms(e);
+            }
+        }
+        if (*cur) {
+            extproc_fail(&e->proc, "malformed feature '%.40s'", cur);
+            return false;
+        }
+        if (done)
+            return true;
+    }
+}
+
+static bool xb_has_option(const ExtEngine *e, const char *name)
+{
+    if (e->xb.options_cut || !e->xb.options[0])
+        return true; /* nothing (complete) to check against */
+    size_t n = strlen(name);
+    for (const char *s = e->xb.options; *s;) {
+        const char *nl = strchr(s, '\n');
+        if ((size_t)(nl - s) == n && !strncmp(s, name, n))
+            return true;
+        s = nl + 1;
+    }
+    return false;
+}
+
+static bool xb_option(ExtEngine *e, const char *name, const char *value)
+{
+    if (!strcmp(name, "memory") || !strcmp(name, "cores")) {
+        bool memory = name[0] == 'm';
+        if (!(memory ? e->xb.memory : e->xb.smp)) {
+            extproc_fail(&e->proc, "the engine did not announce feature %s=1",
+                         memory ? "memory" : "smp");
+            return false;
+        }
+        return extproc_send(&e->proc, "%s %s", name, value);
+    }
+    if (!xb_has_option(e, name)) {
+        extproc_fail(&e->proc, "the engine has no option '%.60s'", name);
+        return false;
+    }
+    return extproc_send(&e->proc, "option %s=%s", name, value);
+}
+
+/* ping N, then pong N before the ready timeout (nothing to wait for without ping). */
+static bool xb_ready(ExtEngine *e)
+{
+    if (!e->xb.ping)
+        return true;
+    int id = ++e->board.ping_id;
+    char want[32];
+    snprintf(want, sizeof want, "pong %d", id);
+    return extproc_send(&e->proc, "ping %d", id) && expect(e, want, time_now_ms() + ready_ms(e));
+}
+
+static bool xb_start(ExtEngine *e)
+{
+    if (!extproc_send(&e->proc, "xboard") || !extproc_send(&e->proc, "protover 2") ||
+        !xb_features(e))
+        return false;
+    if (!e->xb.xiangqi) {
+        extproc_fail(&e->proc, "no xiangqi in the engine's feature variants");
+        return false;
+    }
+    if (!e->xb.setboard) {
+        extproc_fail(&e->proc, "the engine did not announce feature setboard=1");
+        return false;
+    }
+    return each_option(e, xb_option) && xb_ready(e);
+}
+
+/* "new" for a fresh game: force mode, thinking output on, no pondering. */
+static bool xb_new(ExtEngine *e)
+{
+    int ping_id = e->board.ping_id;
+    memset(&e->board, 0, sizeof e->board);
+    e->board.ping_id = ping_id;
+    e->board.in_game = extproc_send(&e->proc, "new") && extproc_send(&e->proc, "variant xiangqi") &&
+                       extproc_send(&e->proc, "force") && extproc_send(&e->proc, "post") &&
+                       extproc_send(&e->proc, "easy");
+    return e->board.in_game;
+}
+
+static bool xb_send_move(ExtEngine *e, const char *m)
+{
+    char text[8];
+    if (!exttrans_move_out(PROTO_EXT_XBOARD, m, text, sizeof text)) {
+        extproc_fail(&e->proc, "'%.8s' is not a move", m);
+        return false;
+    }
+    if (e->board.nmoves >= RECORD_MAX_PLIES) {
+        extproc_fail(&e->proc, "more than %d moves", RECORD_MAX_PLIES);
+        return false;
+    }
+    memcpy(e->board.moves[e->board.nmoves++], m, 5);
+    return extproc_send(&e->proc, "%s%s", e->xb.usermove ? "usermove " : "", text);
+}
+
+/* Brings the engine's board, in force mode, to start_fen + moves: only the new moves
+ * when it holds a beginning of this game, else a new game and setboard. */
+static bool xb_sync(ExtEngine *e, const char *start_fen, const char *const *moves, int nmoves)
+{
+    XbBoard *b = &e->board;
+    bool prefix = b->in_game && b->fen[0] && !strcmp(b->fen, start_fen) && b->nmoves <= nmoves;
+    for (int i = 0; prefix && i < b->nmoves; i++)
+        prefix = !strcmp(b->moves[i], moves[i]);
+    if (!extproc_send(&e->proc, "force"))
+        return false;
+    if (!prefix) {
+        char fen[RECORD_FEN_MAX];
+        if (strlen(start_fen) >= sizeof b->fen ||
+            !exttrans_fen_out(PROTO_EXT_XBOARD, start_fen, fen, sizeof fen)) {
+            extproc_fail(&e->proc, "start FEN too long");
+            return false;
+        }
+        if ((!b->in_game || b->fen[0]) && !xb_new(e)) /* "new" unless just sent */
+            return false;
+        if (!extproc_send(&e->proc, "setboard %s", fen))
+            return false;
+        snprintf(b->fen, sizeof b->fen, "%s", start_fen);
+    }
+    for (int i = b->nmoves; i < nmoves; i++)
+        if (!xb_send_move(e, moves[i]))
+            return false;
+    return true;
+}
+
+/* Milliseconds as XBoard seconds: "2", "0.05". */
+static void xb_seconds(int64_t ms, char *buf, size_t size)
+{
+    if (ms % 1000 == 0)
+        snprintf(buf, size, "%lld", (long long)(ms / 1000));
+    else {
+        snprintf(buf, size, "%lld.%03lld", (long long)(ms / 1000), (long long)(ms % 1000));
+        for (size_t n = strlen(buf); buf[n - 1] == '0'; n--)
+            buf[n - 1] = '\0';
+    }
+}
+
+static bool xb_go(ExtEngine *e, const SearchLimits *l, Color us)
+{
+    XbBoard *b = &e->board;
+    char inc[32];
+    if (l->depth && !extproc_send(&e->proc, "sd %d", l->depth))
+        return false;
+    if (clocked(l)) {
+        /* the clock of the game, once: this side's first search sees it whole */
+        if (!b->level_sent) {
+            int64_t base_s = at_least(l->time[us] / 1000, 1);
+            xb_seconds(l->inc[us], inc, sizeof inc);
+            if (!extproc_send(&e->proc, "level 0 %lld:%02lld %s", (long long)(base_s / 60),
+                              (long long)(base_s % 60), inc))
+                return false;
+            b->level_sent = true;
+        }
+        if (e->xb.time &&
+            (!extproc_send(&e->proc, "time %lld", (long long)(l->time[us] / 10)) ||
+             !extproc_send(&e->proc, "otim %lld", (long long)(l->time[color_flip(us)] / 10))))
+            return false;
+    } else if (l->movetime > 0) {
+        char st[32];
+        xb_seconds(l->movetime, st, sizeof st);
+        if (!extproc_send(&e->proc, "st %s", st))
+            return false;
+    }
+    return extproc_send(&e->proc, "go");
+}
+
+/* The move of "move X" or "My move is: X", or NULL. */
+static const char *xb_move_text(char *line)
+{
+    if (starts_with_word(line, "move"))
+        return first_word(line + 4);
+    if (!strncmp(line, "My move is", 10) && strchr(line, ':'))
+        return first_word(strchr(line, ':') + 1);
+    return NULL;
+}
+
+static bool is_claim(const char *line)
+{
+    return starts_with_word(line, "1-0") || starts_with_word(line, "0-1") ||
+           starts_with_word(line, "1/2-1/2");
+}
+
+/* Waits for the engine's move, reading its thinking output into out. */
+static GameSearchStatus xb_wait(ExtEngine *e, int64_t deadline, SearchResult *out)
+{
+    char text[EXTPROC_LINE_MAX];
+    GameSearchStatus st;
+    for (;;) {
+        if (!search_line(e, deadline, text, sizeof text, &st))
+            return st;
+        const char *m = xb_move_text(text);
+        if (m) {
+            /* the engine played it on its board */
+            char mv[5];
+            if (take_move(e, m, out, mv) && e->board.nmoves < RECORD_MAX_PLIES)
+                memcpy(e->board.moves[e->board.nmoves++], mv, 5);
+            return GAME_SEARCH_OK;
+        }
+        if (starts_with_word(text, "resign")) {
+            extproc_fail(&e->proc, "resigned");
+            return GAME_SEARCH_RESIGN;
+        }
+        if (is_claim(text)) {
+            report_info("engine '%s' claims %.200s (the referee decides)", e->cfg.command, text);
+        } else if (!strncmp(text, "Illegal move", 12)) {
+            /* it refused a move of the game: its board is not the game's */
+            extproc_fail(&e->proc, "engine refused a move: %.200s", text);
+            ext_kill(e, false);
+            return GAME_SEARCH_CRASH;
+        } else if (!strncmp(text, "Error", 5) || starts_with_word(text, "tellusererror")) {
+            report_info("engine '%s': %.200s", e->cfg.command, text);
+        } else {
+            exttrans_parse_thinking(text, out);
+        }
+    }
+}
+
+/* ---- both ---- */
+
+bool ext_start(ExtEngine *e, char *err, size_t size)
+{
+    if (extproc_running(&e->proc))
+        return true;
+    e->proc.error[0] = '\0';
+    memset(&e->board, 0, sizeof e->board);
+    bool ok = extproc_spawn(&e->proc, e->cfg.command, e->cfg.dir) &&
+              (e->cfg.proto == PROTO_EXT_XBOARD ? xb_start(e) : uci_start(e));
+    if (!ok) {
+        snprintf(err, size, "engine '%.200s' (%s) did not start: %.250s", e->cfg.command,
+                 proto_ext_protocol_name(e->cfg.proto),
+                 e->proc.error[0] ? e->proc.error : "no handshake");
+        ext_kill(e, false);
+        return false;
+    }
+    return true;
+}
+
+void ext_new_game(void *ctx)
+{
+    ExtEngine *e = ctx;
+    char err[512];
+    /* an XBoard engine without reuse=1 plays each game in a new process */
+    if (e->cfg.proto == PROTO_EXT_XBOARD && !e->xb.reuse && e->board.in_game)
+        ext_kill(e, true);
+    if (!ext_start(e, err, sizeof err))
+        return; /* the next search reports the crash */
+    if (e->cfg.proto == PROTO_EXT_XBOARD) {
+        if (xb_new(e))
+            xb_ready(e);
+        return;
+    }
+    if (e->cfg.proto != PROTO_EXT_UCCI && !extproc_send(&e->proc, "ucinewgame"))
+        return;
+    if (extproc_send(&e->proc, "isready"))
+        expect(e, "readyok", time_now_ms() + ready_ms(e));
+}
+
+GameSearchStatus ext_search(void *ctx, const char *start_fen, const char *const *moves, int nmoves,
+                            const SearchLimits *limits, int64_t deadline_ms, SearchResult *out)
 {
     ExtEngine *e = ctx;
     memset(out, 0, sizeof *out);
@@ -482,60 +637,17 @@ GameSearchStatus ext_search(void *ctx, const char *start_fen, const char *const 
     char err[512];
     if (!ext_start(e, err, sizeof err))
         return GAME_SEARCH_CRASH;
-    /* "position fen F moves m1 m2 ...": the engine sees every repetition. */
-    char *line = malloc(EXT_LINE_MAX + (size_t)nmoves * 8);
-    if (!line) {
-        set_error(e, "out of memory");
-        return GAME_SEARCH_CRASH;
-    }
-    size_t n = (size_t)sprintf(line, "position fen %s", start_fen);
-    if (nmoves)
-        n += (size_t)sprintf(line + n, " moves");
-    for (int i = 0; i < nmoves; i++) {
-        char m[8];
-        move_out(e, moves[i], m, sizeof m);
-        n += (size_t)sprintf(line + n, " %s", m);
-    }
     /* The side to move: the FEN's, flipped once per move. */
     const char *side = strchr(start_fen, ' ');
     Color us = side && (side[1] == 'b') ? BLACK : RED;
     if (nmoves % 2)
         us = color_flip(us);
-    bool sent = send_line(e, "%s", line) && send_go(e, limits, us);
-    free(line);
+    bool xboard = e->cfg.proto == PROTO_EXT_XBOARD;
+    bool sent = xboard ? xb_sync(e, start_fen, moves, nmoves) && xb_go(e, limits, us)
+                       : uci_position(e, start_fen, moves, nmoves) && uci_go(e, limits, us);
     if (!sent) {
         ext_kill(e, false);
         return GAME_SEARCH_CRASH;
     }
-    char text[EXT_LINE_MAX];
-    for (;;) {
-        ReadStatus st = read_line(e, deadline_ms, text, sizeof text);
-        if (st == READ_TIMEOUT) {
-            set_error(e, "no bestmove before the deadline");
-            ext_kill(e, false);
-            return GAME_SEARCH_TIMEOUT;
-        }
-        if (st == READ_EOF) {
-            ext_kill(e, false);
-            return GAME_SEARCH_CRASH;
-        }
-        if (!strncmp(text, "info ", 5)) {
-            parse_info(text, out);
-        } else if (!strncmp(text, "bestmove", 8) && (text[8] == ' ' || !text[8])) {
-            char *m = text + 8;
-            while (*m == ' ')
-                m++;
-            char *end = strchr(m, ' ');
-            if (end)
-                *end = '\0';
-            char mv[5];
-            if (move_in(e, m, mv))
-                out->best = move_from_text(mv);
-            else
-                set_error(e, "unparsable move '%.20s'", m);
-            return GAME_SEARCH_OK;
-        } else if (!strcmp(text, "nobestmove")) {
-            return GAME_SEARCH_OK;
-        }
-    }
+    return xboard ? xb_wait(e, deadline_ms, out) : uci_wait(e, deadline_ms, out);
 }

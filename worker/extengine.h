@@ -1,12 +1,16 @@
 /*
- * An external engine as a subprocess: fork/exec with a pipe each way, line-based
- * reads with poll() and deadlines. Speaks UCI as Pikafish does (ranks 0-9), UCI with
- * ranks 1-10 (Fairy-Stockfish, which is also told UCI_Variant xiangqi), or UCCI
- * (clocks in seconds). ext_search is a GameSearchFn: the game loop drives an external
- * engine as it drives the built-in one.
+ * An external engine as a subprocess (extproc.h), driven through its protocol: UCI as
+ * Pikafish speaks it (ranks 0-9), UCI with ranks 1-10 (Fairy-Stockfish, which is also
+ * told UCI_Variant xiangqi), UCCI (clocks in seconds) or XBoard/CECP protocol 2 (as
+ * Sjaak II: "variant xiangqi", setboard, force mode, level/st/sd and time/otim, ping).
+ * The texts are translated by exttrans.h. ext_search is a GameSearchFn: the game loop
+ * drives an external engine as it drives the built-in one.
  *
  * An engine that dies, hangs past its deadline or breaks the protocol is killed; the
- * next search or new game starts it again, so a run goes on.
+ * next search or new game starts it again, so a run goes on. An XBoard engine's
+ * "resign" loses it the game; its result claims ("1-0 {...}") are logged, and the game
+ * loop's own referee decides. XBoard has no exact node limit: a nodes limit is not
+ * sent to an XBoard engine (the coordinator and play_prepare refuse one).
  */
 #ifndef CHUHE_WORKER_EXTENGINE_H
 #define CHUHE_WORKER_EXTENGINE_H
@@ -15,26 +19,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "extproc.h"
+#include "exttrans.h"
 #include "game.h"
-
-typedef enum { EXT_PROTO_UCI, EXT_PROTO_UCI1, EXT_PROTO_UCCI, EXT_PROTO_NB } ExtProtocol;
 
 enum { EXT_TEXT_MAX = 1024 };
 
 typedef struct {
-    ExtProtocol proto;
+    ProtoExtProtocol proto;
     char command[EXT_TEXT_MAX]; /* program and arguments, split on blanks (no shell) */
     char dir[EXT_TEXT_MAX];     /* working directory; "" to stay */
-    char options[EXT_TEXT_MAX]; /* "Name=Value;Name=Value" sent as setoption */
-    int startup_ms;             /* for uciok; 0: 10000 */
-    int ready_ms;               /* for readyok; 0: 10000 */
+    /* "Name=Value;Name=Value": UCI/UCCI setoption; XBoard "option Name=Value", except
+     * memory and cores, which become the commands "memory N" and "cores N" */
+    char options[EXT_TEXT_MAX];
+    int startup_ms; /* for uciok, ucciok or XBoard's feature done=1; 0: 10000 */
+    int ready_ms;   /* for readyok or pong; 0: 10000 */
 } ExtEngineConfig;
 
 typedef struct ExtEngine ExtEngine;
-
-/* Parses "uci", "uci1" (also "uci-ranks-1-10") or "ucci"; false if unknown. */
-bool ext_protocol_parse(const char *name, ExtProtocol *out);
-const char *ext_protocol_name(ExtProtocol p);
 
 /* A stopped engine with cfg; NULL when out of memory. */
 ExtEngine *ext_new(const ExtEngineConfig *cfg);
@@ -44,11 +46,12 @@ void ext_free(ExtEngine **e);
 bool ext_start(ExtEngine *e, char *err, size_t size);
 /* True when cfg is what e runs (so a WORK with the same engine keeps the process). */
 bool ext_same_config(const ExtEngine *e, const ExtEngineConfig *cfg);
+/* fn(ctx) is called at least every EXTPROC_IDLE_MS while e is waited for. */
+void ext_set_idle(ExtEngine *e, ExtIdleFn fn, void *ctx);
 
 /* GameSearchFn and the new-game hook of GamePlayer; ctx is the ExtEngine. */
-GameSearchStatus ext_search(void *ctx, const char *start_fen, const char *const *moves,
-                            int nmoves, const SearchLimits *limits, int64_t deadline_ms,
-                            SearchResult *out);
+GameSearchStatus ext_search(void *ctx, const char *start_fen, const char *const *moves, int nmoves,
+                            const SearchLimits *limits, int64_t deadline_ms, SearchResult *out);
 void ext_new_game(void *ctx);
 
 /* How often the process was (re)started, and what killed earlier ones. */

@@ -16,6 +16,8 @@ enum {
     RESEND_MAX_MS = 60000,
     RECONNECT_MAX_MS = 5000, /* ZeroMQ's reconnect backoff stops growing here */
     LINGER_MS = 1000,        /* bounded: zmq_ctx_term never hangs on a dead coordinator */
+    HANDSHAKE_MS = 10000,    /* a connection that has not finished its handshake is dropped */
+    HANDSHAKE_FAILURES = 3,  /* failed handshakes in a row that end the link */
 };
 
 /* A GAME waiting for its ACK, kept encoded. */
@@ -34,6 +36,11 @@ struct Link {
     uint8_t *hello; /* the encoded HELLO, sent again on every new connection */
     size_t hello_len;
     int connects;
+    bool curve;
+    bool up;               /* the current connection finished its handshake */
+    int failed_handshakes; /* in a row */
+    char endpoint[256];
+    char refusal[400]; /* why the coordinator refused us; "" */
     uint32_t rank;
     int64_t timeout_ms;
     Pending *pending;
@@ -57,7 +64,7 @@ static void setopt_int(void *sock, int opt, int v, const char *name)
 }
 
 Link *link_open(void *ctx, const char *endpoint, const char *identity, uint32_t rank,
-                double timeout_s)
+                double timeout_s, const char *server_key, const KeyPair *keys)
 {
     Link *l = calloc(1, sizeof *l);
     if (!l || !(l->buf = malloc(PROTO_MAX_MESSAGE)))
@@ -70,14 +77,28 @@ Link *link_open(void *ctx, const char *endpoint, const char *identity, uint32_t 
     setopt_int(l->sock, ZMQ_LINGER, LINGER_MS, "ZMQ_LINGER");
     setopt(l->sock, ZMQ_ROUTING_ID, identity, strlen(identity), "ZMQ_ROUTING_ID");
     setopt_int(l->sock, ZMQ_RECONNECT_IVL_MAX, RECONNECT_MAX_MS, "ZMQ_RECONNECT_IVL_MAX");
+    /* no message of the coordinator is longer: a longer one ends the connection */
     int64_t maxsize = PROTO_MAX_MESSAGE;
     setopt(l->sock, ZMQ_MAXMSGSIZE, &maxsize, sizeof maxsize, "ZMQ_MAXMSGSIZE");
+    int handshake = l->timeout_ms < HANDSHAKE_MS ? (int)l->timeout_ms : HANDSHAKE_MS;
+    setopt_int(l->sock, ZMQ_HANDSHAKE_IVL, handshake, "ZMQ_HANDSHAKE_IVL");
+    snprintf(l->endpoint, sizeof l->endpoint, "%s", endpoint);
+    l->curve = server_key != NULL;
+    if (l->curve) {
+        setopt(l->sock, ZMQ_CURVE_SERVERKEY, server_key, KEYS_Z85_LEN, "ZMQ_CURVE_SERVERKEY");
+        setopt(l->sock, ZMQ_CURVE_PUBLICKEY, keys->public_z85, KEYS_Z85_LEN, "ZMQ_CURVE_PUBLICKEY");
+        setopt(l->sock, ZMQ_CURVE_SECRETKEY, keys->secret_z85, KEYS_Z85_LEN, "ZMQ_CURVE_SECRETKEY");
+    }
     /* Connection events tell a new connection (a restarted coordinator, a network
      * break) from the first, so that HELLO and the unacknowledged games go out again at
      * once rather than at the next resend. */
     char mon[64];
     snprintf(mon, sizeof mon, "inproc://chuhe-link-%u", rank);
-    if (zmq_socket_monitor(l->sock, mon, ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED) != 0)
+    if (zmq_socket_monitor(l->sock, mon,
+                           ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
+                               ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                               ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                               ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) != 0)
         WORKER_FATAL("zmq_socket_monitor: %s", zmq_strerror(zmq_errno()));
     l->monitor = zmq_socket(ctx, ZMQ_PAIR);
     if (!l->monitor)
@@ -186,6 +207,11 @@ int link_unacked(const Link *l)
     return l->npending;
 }
 
+const char *link_refusal(const Link *l)
+{
+    return l->refusal;
+}
+
 uint64_t link_rejected(const Link *l)
 {
     return l->rejected;
@@ -240,6 +266,26 @@ static void due_sends(Link *l, int64_t now)
     }
 }
 
+/* A failed handshake: some end the link at once, repeated ones too. */
+static void handshake_failed(Link *l, uint16_t event, uint32_t value)
+{
+    const char *why = NULL;
+    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+        why = "refused this worker's key: add its public key (the .pub of --curve-secret) to "
+              "the coordinator's --allow-keys";
+    else if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL &&
+             value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH)
+        why = l->curve ? "runs without keys: leave out --curve-server-key and --curve-secret"
+                       : "requires CURVE: give --curve-server-key and --curve-secret";
+    else if (++l->failed_handshakes >= HANDSHAKE_FAILURES)
+        why = l->curve ? "failed the CURVE handshake three times in a row: is --curve-server-key "
+                         "the coordinator's public key, and does it use keys?"
+                       : "failed the handshake three times in a row: does it require CURVE "
+                         "(--curve-server-key and --curve-secret)?";
+    if (why && !l->refusal[0])
+        snprintf(l->refusal, sizeof l->refusal, "the coordinator at %s %s", l->endpoint, why);
+}
+
 /* Handles the monitor's waiting events: on every connection after the first, HELLO
  * and every unacknowledged game go out again. */
 static void monitor_events(Link *l)
@@ -259,12 +305,22 @@ static void monitor_events(Link *l)
             WORKER_FATAL("zmq_recv(monitor): %s", zmq_strerror(zmq_errno()));
         addr[a < (int)sizeof addr ? a : (int)sizeof addr - 1] = '\0';
         uint16_t event;
+        uint32_t value;
         memcpy(&event, ev, sizeof event);
+        memcpy(&value, ev + 2, sizeof value);
         if (event == ZMQ_EVENT_DISCONNECTED) {
-            report_warn("lost the connection to %s; reconnecting", addr);
+            if (l->up)
+                report_warn("lost the connection to %s; reconnecting", addr);
+            l->up = false;
             continue;
         }
-        if (event != ZMQ_EVENT_CONNECTED || l->connects++ == 0)
+        if (event != ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
+            handshake_failed(l, event, value);
+            continue;
+        }
+        l->up = true;
+        l->failed_handshakes = 0;
+        if (l->connects++ == 0)
             continue;
         report_info("connected to %s again: sending HELLO and %d unacknowledged games", addr,
                     l->npending);
@@ -316,6 +372,8 @@ LinkEvent link_poll(Link *l, int wait_ms, ProtoMsg *out)
     int64_t deadline = time_now_ms() + wait_ms;
     for (;;) {
         monitor_events(l);
+        if (l->refusal[0])
+            return LINK_LOST;
         int64_t now = time_now_ms();
         due_sends(l, now);
         bool for_caller = false;

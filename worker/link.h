@@ -10,6 +10,12 @@
  * A copy that arrives twice is acknowledged as a duplicate. It sends a HEARTBEAT at
  * least every second while it is polled, and declares the coordinator lost when nothing
  * at all came back for the timeout since it started waiting for an answer.
+ *
+ * With keys the connection is CURVE: encrypted, the worker proves its key pair and
+ * checks the coordinator's public key. A coordinator that refuses the worker's key, that
+ * speaks the other mechanism (CURVE against plain), or with which three handshakes in a
+ * row fail (a wrong server key) ends the link at once, with the reason in link_refusal,
+ * rather than after the timeout.
  */
 #ifndef CHUHE_WORKER_LINK_H
 #define CHUHE_WORKER_LINK_H
@@ -17,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "coordinator/keys.h"
 #include "coordinator/protocol.h"
 
 typedef struct Link Link;
@@ -24,12 +31,16 @@ typedef struct Link Link;
 typedef enum {
     LINK_NONE, /* nothing for the caller before the wait ended */
     LINK_MSG,  /* *out holds a WORK, WAIT, DONE or ERROR */
-    LINK_LOST, /* the coordinator has not answered for the timeout */
+    LINK_LOST, /* no answer for the timeout, or the connection was refused (link_refusal) */
 } LinkEvent;
 
-/* Connects (ZeroMQ connects lazily: a coordinator that starts later is found). */
+/* Connects (ZeroMQ connects lazily: a coordinator that starts later is found). With
+ * server_key (Z85) the link is CURVE, with the worker's key pair *keys. */
 Link *link_open(void *zmq_ctx, const char *endpoint, const char *identity, uint32_t rank,
-                double timeout_s);
+                double timeout_s, const char *server_key, const KeyPair *keys);
+
+/* Why the coordinator refused the connection; "" when it did not. */
+const char *link_refusal(const Link *l);
 /* Closes; with deliver, what is still queued gets up to a second to go out. */
 void link_close(Link **l, bool deliver);
 

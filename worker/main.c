@@ -32,6 +32,10 @@ typedef struct {
     char endpoint[256];
     double timeout;
     bool quiet;
+    char server_key_file[1024]; /* CURVE: the coordinator's public key; "" plain */
+    char secret_file[1024];     /* CURVE: this worker's secret key */
+    char server_key[KEYS_Z85_LEN + 1];
+    KeyPair keys;
 } Options;
 
 typedef struct {
@@ -52,6 +56,9 @@ static void usage(FILE *f)
                "  --timeout S         give up when the coordinator has not answered for S\n"
                "                      seconds (default 60)\n"
                "  --quiet             only warnings and the summary\n"
+               "  --curve-server-key FILE  CURVE: the coordinator's public key (its .pub)\n"
+               "  --curve-secret FILE      CURVE: this worker's secret key (keygen's .key); its\n"
+               "                      public key must be in the coordinator's --allow-keys\n"
                "  --version, --help\n");
 }
 
@@ -77,6 +84,10 @@ static int parse(int argc, char **argv, Options *o, bool talk)
             o->quiet = true;
         } else if (!strcmp(a, "--connect") && i + 1 < argc) {
             snprintf(o->endpoint, sizeof o->endpoint, "%s", argv[++i]);
+        } else if (!strcmp(a, "--curve-server-key") && i + 1 < argc) {
+            snprintf(o->server_key_file, sizeof o->server_key_file, "%s", argv[++i]);
+        } else if (!strcmp(a, "--curve-secret") && i + 1 < argc) {
+            snprintf(o->secret_file, sizeof o->secret_file, "%s", argv[++i]);
         } else if (!strcmp(a, "--timeout") && i + 1 < argc) {
             char *end;
             o->timeout = strtod(argv[++i], &end);
@@ -97,7 +108,33 @@ static int parse(int argc, char **argv, Options *o, bool talk)
                             "CHUHE_COORDINATOR\n");
         return 2;
     }
+    if (!o->server_key_file[0] != !o->secret_file[0]) {
+        if (talk)
+            fprintf(stderr, "chuhe-worker: --curve-server-key and --curve-secret go together\n");
+        return 2;
+    }
     return 0;
+}
+
+/* Reads the CURVE keys on every rank; the first rank to fail says why (rank 0 when every
+ * rank fails, as when all read one file). 0 to go on, else the exit status. */
+static int read_keys(Options *o, int rank)
+{
+    if (!o->secret_file[0])
+        return 0;
+    KeysError err;
+    const char *why = NULL;
+    if (!keys_curve_available())
+        why = "this libzmq has no CURVE (zmq_has(\"curve\") is false)";
+    else if (!keys_read_public(o->server_key_file, o->server_key, &err) ||
+             !keys_read_secret(o->secret_file, &o->keys, &err))
+        why = err.msg;
+    int ok = why == NULL, ok0 = ok, all = 0;
+    WORKER_MPI(MPI_Bcast(&ok0, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    if (!ok && (rank == 0 || ok0))
+        fprintf(stderr, "chuhe-worker: rank %d: %s\n", rank, why);
+    WORKER_MPI(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    return all ? 0 : 2;
 }
 
 static void send_error_text(Rank *r, const char *text)
@@ -120,23 +157,30 @@ static void on_message(Rank *r)
         report_warn("coordinator: %s", r->in->error.text);
 }
 
-/* The game loop's per-ply hook: keeps the link alive (heartbeats, ACKs, resends) and
- * stops the game when the run is over or the coordinator is lost. */
+/* Keeps the link alive (heartbeats, ACKs, resends) without waiting; also called while
+ * an external engine thinks, so a long move never silences the rank. */
+static void keep_alive(void *ctx)
+{
+    Rank *r = ctx;
+    while (!r->lost) {
+        LinkEvent ev = link_poll(r->link, 0, r->in);
+        if (ev == LINK_NONE)
+            break;
+        if (ev == LINK_LOST)
+            r->lost = true;
+        else
+            on_message(r);
+    }
+}
+
+/* The game loop's per-ply hook: stops the game when the run is over or the
+ * coordinator is lost. */
 static bool on_ply(void *ctx, const GameRecord *rec)
 {
     (void)rec;
     Rank *r = ctx;
-    for (;;) {
-        LinkEvent ev = link_poll(r->link, 0, r->in);
-        if (ev == LINK_NONE)
-            break;
-        if (ev == LINK_LOST) {
-            r->lost = true;
-            return false;
-        }
-        on_message(r);
-    }
-    return !r->done;
+    keep_alive(r);
+    return !r->lost && !r->done;
 }
 
 static void play_pair(Rank *r, const ProtoWork *work)
@@ -306,6 +350,8 @@ int main(int argc, char **argv)
 
     Options opt;
     int status = parse(argc, argv, &opt, rank == 0);
+    if (status == 0)
+        status = read_keys(&opt, rank);
     if (status != 0) {
         WORKER_MPI(MPI_Finalize());
         return status < 0 ? 0 : status;
@@ -320,6 +366,7 @@ int main(int argc, char **argv)
     if (!r.in || !r.game)
         WORKER_FATAL("out of memory");
     play_engines_init(&r.engines);
+    play_engines_set_idle(&r.engines, keep_alive, &r);
 
     /* ZeroMQ lives strictly between MPI_Init and MPI_Finalize. */
     void *ctx = zmq_ctx_new();
@@ -327,9 +374,11 @@ int main(int argc, char **argv)
         WORKER_FATAL("zmq_ctx_new: %s", zmq_strerror(zmq_errno()));
     char identity[PROTO_HOST_MAX + 48];
     snprintf(identity, sizeof identity, "r%d@%s:%ld", rank, host, (long)getpid());
-    r.link = link_open(ctx, opt.endpoint, identity, (uint32_t)rank, opt.timeout);
-    report_info("rank %d of %d, pid %ld, connecting to %s", rank, size, (long)getpid(),
-                opt.endpoint);
+    r.link = link_open(ctx, opt.endpoint, identity, (uint32_t)rank, opt.timeout,
+                       opt.secret_file[0] ? opt.server_key : NULL, &opt.keys);
+    memset(&opt.keys, 0, sizeof opt.keys);
+    report_info("rank %d of %d, pid %ld, connecting to %s%s", rank, size, (long)getpid(),
+                opt.endpoint, opt.secret_file[0] ? " with CURVE" : "");
 
     ProtoMsg hello;
     proto_init(&hello, PROTO_HELLO);
@@ -344,7 +393,10 @@ int main(int argc, char **argv)
     int64_t start = time_now_ms();
     work_loop(&r);
     double wall = (double)(time_now_ms() - start) / 1000.0;
-    if (r.lost)
+    if (r.lost && link_refusal(r.link)[0])
+        report_warn("%s; giving up with %d games unacknowledged", link_refusal(r.link),
+                    link_unacked(r.link));
+    else if (r.lost)
         report_warn("coordinator %s has not answered for %.0f s: giving up with %d games "
                     "unacknowledged",
                     opt.endpoint, opt.timeout, link_unacked(r.link));

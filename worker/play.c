@@ -18,6 +18,15 @@ void play_engines_free(PlayEngines *pe)
     }
 }
 
+void play_engines_set_idle(PlayEngines *pe, ExtIdleFn fn, void *ctx)
+{
+    pe->idle = fn;
+    pe->idle_ctx = ctx;
+    for (int p = 0; p < 2; p++)
+        if (pe->ext[p])
+            ext_set_idle(pe->ext[p], fn, ctx);
+}
+
 uint64_t play_ext_starts(const PlayEngines *pe, int p)
 {
     return pe->ext[p] ? ext_starts(pe->ext[p]) : 0;
@@ -30,9 +39,14 @@ static bool ready_external(PlayEngines *pe, int p, const ProtoPlayer *pl, char *
 {
     ExtEngineConfig cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.proto = pl->protocol == PROTO_EXT_UCI1   ? EXT_PROTO_UCI1
-                : pl->protocol == PROTO_EXT_UCCI ? EXT_PROTO_UCCI
-                                                 : EXT_PROTO_UCI;
+    cfg.proto = (ProtoExtProtocol)pl->protocol; /* range-checked by proto_decode */
+    if (cfg.proto == PROTO_EXT_XBOARD && pl->nodes) {
+        snprintf(err, size,
+                 "player %u: an xboard engine has no node limit (use a clock, a "
+                 "move time or a depth)",
+                 pl->player_id);
+        return false;
+    }
     snprintf(cfg.command, sizeof cfg.command, "%s", pl->command);
     snprintf(cfg.options, sizeof cfg.options, "%s", pl->options);
     snprintf(cfg.dir, sizeof cfg.dir, "%s", pl->dir);
@@ -44,6 +58,7 @@ static bool ready_external(PlayEngines *pe, int p, const ProtoPlayer *pl, char *
             snprintf(err, size, "out of memory for an engine");
             return false;
         }
+        ext_set_idle(pe->ext[p], pe->idle, pe->idle_ctx);
     }
     if (ext_start(pe->ext[p], err, size))
         return true;

@@ -19,15 +19,21 @@ typedef struct {
     Engine *engine[2];
     char weights[2][PROTO_WEIGHTS_MAX + 1]; /* what engine[p] has loaded; "" built-in */
     ExtEngine *ext[2];
+    ExtIdleFn idle; /* called while an external engine is waited for */
+    void *idle_ctx;
 } PlayEngines;
 
 void play_engines_init(PlayEngines *pe);
+/* fn(ctx) runs at least every EXTPROC_IDLE_MS while an external engine thinks, starts or
+ * gets ready, so the caller can keep its coordinator link alive. */
+void play_engines_set_idle(PlayEngines *pe, ExtIdleFn fn, void *ctx);
 void play_engines_free(PlayEngines *pe);
 
 /*
  * Readies both players of a WORK: engines with the requested hash size and weights,
  * and their search limits. players[0] plays Red in game 0. False with the reason in
- * err (a weights file that does not load here, out of memory).
+ * err (a weights file that does not load here, an engine that does not start, a node
+ * limit for an XBoard engine, out of memory).
  */
 bool play_prepare(PlayEngines *pe, const ProtoWork *w, GamePlayer players[2], char *err,
                   size_t size);

@@ -988,6 +988,8 @@ static bool check_game_row(const RunFile *rf, const GameRow *r, RunError *err)
         why = "too many plies";
     else if (r->pair_id == UINT64_MAX)
         why = "pair_id has no next one"; /* runfile_next_pair_id would wrap to 0 */
+    else if (r->pair_id > r->game_id && r->pair_id - r->game_id > RUNFILE_PAIR_ID_SLACK)
+        why = "pair_id is more than 2^24 past its game_id (pair ids run densely)";
     else if (!terminated(r->start_fen, sizeof r->start_fen) || !r->start_fen[0])
         why = "bad start_fen";
     else if (index_find(rf, r->pair_id, r->game_in_pair, NULL))
@@ -1331,6 +1333,10 @@ static bool append_impl(RunFile *rf, const GameRecord *rec, uint64_t pair_id, un
                     (unsigned long long)pair_id, gip);
     if (pair_id == UINT64_MAX)
         return fail(err, rf->path, "pair %llu has no next one", (unsigned long long)pair_id);
+    if (pair_id > id && pair_id - id > RUNFILE_PAIR_ID_SLACK)
+        return fail(err, rf->path,
+                    "pair %llu is more than 2^24 past game %llu (pair ids run densely)",
+                    (unsigned long long)pair_id, (unsigned long long)id);
     if (index_find(rf, pair_id, gip, &stored_as))
         return fail(err, rf->path, "pair %llu game %u is already stored as game %llu",
                     (unsigned long long)pair_id, gip, (unsigned long long)stored_as);

@@ -79,6 +79,16 @@ enum {
     RUNFILE_BATCH_POSITIONS = 16384,
 };
 
+/*
+ * Pair ids run densely from 0 (a coordinator hands out each id once, and again after a
+ * restart only if no game of it was stored), so game k has a pair id below k plus the
+ * pairs in flight. A row whose pair_id passes its game_id by more than this is refused,
+ * read or appended: the coordinator's schedule is an array indexed by pair id, and a
+ * damaged id must not make it allocate without bound. 2^24 pairs in flight is 16 times
+ * 100,000 ranks at the default --max-inflight of 8; the schedule for it is 512 MB.
+ */
+#define RUNFILE_PAIR_ID_SLACK ((uint64_t)1 << 24)
+
 typedef struct RunFile RunFile;
 
 typedef struct {

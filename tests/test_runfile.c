@@ -338,6 +338,11 @@ static void test_append_rejects(void **state)
     assert_false(runfile_append_game(rf, &g_rec, UINT64_MAX, 0, 0, 1, 0, NULL, &err));
     assert_non_null(strstr(err.msg, "no next one"));
     test_game(&g_rec, 1);
+    uint64_t next_id = runfile_game_count(rf);
+    assert_false(runfile_append_game(rf, &g_rec, next_id + RUNFILE_PAIR_ID_SLACK + 1, 0, 0, 1,
+                                     0, NULL, &err));
+    assert_non_null(strstr(err.msg, "more than 2^24 past game"));
+    test_game(&g_rec, 1);
     snprintf(g_rec.start_fen, sizeof g_rec.start_fen, "rnbakabnr/9/9 w");
     assert_false(runfile_append_game(rf, &g_rec, 0, 0, 0, 1, 0, NULL, &err));
     assert_non_null(strstr(err.msg, "FEN"));
@@ -720,6 +725,17 @@ static void test_corrupt_files(void **state)
     copy_file(good, bad);
     set_pair_id(bad, 79, UINT64_MAX);
     expect_refused(bad, "pair_id has no next one");
+
+    /* A pair id far past its game id: pair ids run densely, and the coordinator's
+     * schedule is an array indexed by them. Exactly the slack is still a run file. */
+    copy_file(good, bad);
+    set_pair_id(bad, 79, (uint64_t)1 << 40);
+    expect_refused(bad, "more than 2^24 past its game_id");
+    copy_file(good, bad);
+    set_pair_id(bad, 79, 79 + RUNFILE_PAIR_ID_SLACK);
+    rf = open_read_ok(bad);
+    assert_int_equal(runfile_next_pair_id(rf), 80 + RUNFILE_PAIR_ID_SLACK);
+    runfile_close(&rf, &err);
 
     /* Tables far longer than their rows: more than an interrupted write leaves (and
      * dropping 2^47 rows on append would take HDF5 for ever). */

@@ -32,23 +32,8 @@ e2e_on_exit() {
 nodes=300
 [ "$san" = 1 ] && nodes=150
 
-# Starts a coordinator in the background: log-name, args... Sets cpid and ep (with a
-# wildcard address replaced by 127.0.0.1).
-start_coord() {
-    local name=$1 i
-    shift
-    "$coord" --json --progress-interval 0.2 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
-    cpid=$!
-    ep=
-    for i in $(seq 100); do
-        ep=$(sed -n 's/.*"event":"listening","endpoint":"\([^"]*\)".*/\1/p' "$tmp/$name.out")
-        ep=${ep/0.0.0.0/127.0.0.1}
-        [ -n "$ep" ] && return 0
-        kill -0 "$cpid" 2>/dev/null || return 1
-        sleep 0.1
-    done
-    return 1
-}
+# Starts a coordinator in the background: log-name, args... Sets cpid and ep.
+start_coord() { e2e_start_coord "$1" --progress-interval 0.2 "${@:2}"; }
 
 games_of() { sed -n 's/.*"games":\([0-9]*\).*/\1/p' "$tmp/$1.out" | tail -1; }
 verify() { "$coord" verify "$1" >"$tmp/verify.txt" 2>&1; }

@@ -21,20 +21,7 @@ nodes_a=500 nodes_c=1500 nodes_d=1000
 [ "$san" = 1 ] && nodes_a=200 nodes_c=600 nodes_d=400
 
 # Starts a coordinator in the background: log-name, bind, args... Sets cpid and ep.
-start_coord() {
-    local name=$1 bind=$2 i
-    shift 2
-    "$coord" --bind "$bind" --json --progress-interval 0.2 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
-    cpid=$!
-    ep=
-    for i in $(seq 100); do
-        ep=$(sed -n 's/.*"event":"listening","endpoint":"\([^"]*\)".*/\1/p' "$tmp/$name.out")
-        [ -n "$ep" ] && return 0
-        kill -0 "$cpid" 2>/dev/null || return 1
-        sleep 0.1
-    done
-    return 1
-}
+start_coord() { e2e_start_coord "$1" --bind "$2" --progress-interval 0.2 "${@:3}"; }
 
 workers() { # log-name, endpoint, extra worker args...
     local name=$1 endpoint=$2

@@ -16,6 +16,10 @@
 #   section TITLE                     the seconds since the last section, as a comment
 #   e2e_end                           the exit status: 0 when no check failed
 #   e2e_run NAME ARGS...              a coordinator and two worker ranks (see below)
+#   e2e_start_coord NAME ARGS...      a coordinator (--json ARGS) in the background, its
+#                                     output in $tmp/NAME.out and .err; sets cpid and ep
+#                                     (a wildcard address as 127.0.0.1); false when it
+#                                     does not listen within 10 s
 #   summary NAME, field NAME KEY      the final JSON line of a run, one of its fields
 # A test may define e2e_on_exit, which runs at exit once its processes are stopped.
 # CHUHE_TEST_KEEP=1 keeps tmp.
@@ -119,6 +123,22 @@ section() {
 
 e2e_end() {
     [ "$failed" -eq 0 ]
+}
+
+e2e_start_coord() {
+    local name=$1 i
+    shift
+    "$coord" --json "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+    cpid=$!
+    ep=
+    for i in $(seq 100); do
+        ep=$(sed -n 's/.*"event":"listening","endpoint":"\([^"]*\)".*/\1/p' "$tmp/$name.out")
+        ep=${ep/0.0.0.0/127.0.0.1}
+        [ -n "$ep" ] && return 0
+        kill -0 "$cpid" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
 }
 
 # e2e_run NAME COORDINATOR-ARGS...: a coordinator on a free port ($coord, --out

@@ -80,7 +80,7 @@ chuhe-coordinator_DIR := coordinator
 chuhe-coordinator_PKGS := hdf5-serial libzmq
 
 # The MPI worker: compiled and linked with the flags `mpicc -showme` gives (pkg-config
-# ompi-c), plus the wire protocol from the coordinator's library.
+# ompi-c), plus the wire protocol and key files from contracts/.
 PROGRAMS += chuhe-worker
 chuhe-worker_DIR := worker
 chuhe-worker_PKGS := ompi-c libzmq
@@ -96,6 +96,19 @@ PROGRAM_OBJS += $$($(1)_OBJS)
 PROGRAM_BINS += $$(BINDIR)/$(1)
 endef
 $(foreach p,$(PROGRAMS),$(eval $(call PROGRAM_template,$(p))))
+
+# contracts/: what the programs agree on (wire protocol, run file, key files,
+# statistics), a library that the coordinator, the worker, the tuner and tests link.
+CONTRACTS_SRCS := $(wildcard contracts/*.c)
+CONTRACTS_OBJS := $(CONTRACTS_SRCS:%.c=$(BUILDDIR)/%.o)
+CONTRACTS_LIB := $(BUILDDIR)/libcontracts.a
+CONTRACTS_PKGS := hdf5-serial libzmq
+
+$(CONTRACTS_OBJS): private PKG_CFLAGS = $(call pkg_cflags,$(CONTRACTS_PKGS))
+$(CONTRACTS_LIB): $(CONTRACTS_OBJS)
+	@mkdir -p $(@D)
+	@rm -f $@
+	$(AR) rcs $@ $^
 
 # The coordinator's modules (all but its main program) as a library that tests link.
 COORD_SRCS := $(filter-out coordinator/main.c,$(wildcard coordinator/*.c))
@@ -127,11 +140,14 @@ $(TUNE_LIB): $(TUNE_LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BINDIR)/chuhe-tune: $(TUNE_TRACE_OBJ) $(COORD_LIB)
-$(BINDIR)/chuhe-tune: private LOCAL_LIBS = $(COORD_LIB)
+$(BINDIR)/chuhe-tune: $(TUNE_TRACE_OBJ) $(CONTRACTS_LIB)
+$(BINDIR)/chuhe-tune: private LOCAL_LIBS = $(CONTRACTS_LIB)
 
-$(BINDIR)/chuhe-worker: private LOCAL_LIBS = $(COORD_LIB)
-$(BINDIR)/chuhe-worker: $(COORD_LIB)
+$(BINDIR)/chuhe-worker: private LOCAL_LIBS = $(CONTRACTS_LIB)
+$(BINDIR)/chuhe-worker: $(CONTRACTS_LIB)
+
+$(BINDIR)/chuhe-coordinator: private LOCAL_LIBS = $(CONTRACTS_LIB)
+$(BINDIR)/chuhe-coordinator: $(CONTRACTS_LIB)
 
 # Tests: tests/test_NAME.c + tests/support/*.c + the coordinator modules + the library
 # -> $(BINDIR)/tests/test_NAME.
@@ -146,8 +162,8 @@ TEST_PKGS := cmocka $(COORD_PKGS)
 $(TEST_OBJS) $(SUPPORT_OBJS): private ASSERT_FLAGS :=
 $(TEST_OBJS) $(SUPPORT_OBJS): private PKG_CFLAGS = $(call pkg_cflags,$(TEST_PKGS))
 $(TEST_BINS): private PKG_LIBS = $(call pkg_libs,$(TEST_PKGS))
-$(TEST_BINS): private LOCAL_LIBS = $(COORD_LIB)
-$(TEST_BINS): $(BINDIR)/tests/%: $(BUILDDIR)/tests/%.o $(SUPPORT_OBJS) $(COORD_LIB) $(LIB)
+$(TEST_BINS): private LOCAL_LIBS = $(COORD_LIB) $(CONTRACTS_LIB)
+$(TEST_BINS): $(BINDIR)/tests/%: $(BUILDDIR)/tests/%.o $(SUPPORT_OBJS) $(COORD_LIB) $(CONTRACTS_LIB) $(LIB)
 	@mkdir -p $(@D)
 	$(LINK)
 
@@ -160,19 +176,19 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BINDIR)/tests/tools/%)
 $(TOOL_OBJS): private ASSERT_FLAGS :=
 $(TOOL_OBJS): private PKG_CFLAGS = $(call pkg_cflags,$(COORD_PKGS))
 $(TOOL_BINS): private PKG_LIBS = $(call pkg_libs,$(COORD_PKGS))
-$(TOOL_BINS): private LOCAL_LIBS = $(COORD_LIB)
-$(TOOL_BINS): $(BINDIR)/tests/tools/%: $(BUILDDIR)/tests/tools/%.o $(COORD_LIB) $(LIB)
+$(TOOL_BINS): private LOCAL_LIBS = $(COORD_LIB) $(CONTRACTS_LIB)
+$(TOOL_BINS): $(BINDIR)/tests/tools/%: $(BUILDDIR)/tests/tools/%.o $(COORD_LIB) $(CONTRACTS_LIB) $(LIB)
 	@mkdir -p $(@D)
 	$(LINK)
 
 # test_tune also links the tuner's modules (libtune.a, no MPI).
 $(BINDIR)/tests/test_tune: $(TUNE_LIB)
-$(BINDIR)/tests/test_tune: private LOCAL_LIBS = $(TUNE_LIB) $(COORD_LIB)
+$(BINDIR)/tests/test_tune: private LOCAL_LIBS = $(TUNE_LIB) $(COORD_LIB) $(CONTRACTS_LIB)
 
 # test_exttrans also links the worker's protocol text module (no MPI, no ZeroMQ).
 $(BINDIR)/tests/test_exttrans: $(BUILDDIR)/worker/exttrans.o
 
-ALL_OBJS := $(ENGINE_OBJS) $(COORD_OBJS) $(PROGRAM_OBJS) $(TEST_OBJS) $(SUPPORT_OBJS) $(TOOL_OBJS) \
+ALL_OBJS := $(ENGINE_OBJS) $(CONTRACTS_OBJS) $(COORD_OBJS) $(PROGRAM_OBJS) $(TEST_OBJS) $(SUPPORT_OBJS) $(TOOL_OBJS) \
             $(TUNE_TRACE_OBJ)
 
 # Every object is rebuilt when the flags change.  Only the files that mention
@@ -223,7 +239,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := -std=gnu11 -pthread $(ARCH_CFLAGS) $(WARNINGS) -O1 -g -fno-omit-frame-pointer \
                -DCHUHE_DEBUG $(FUZZ_SAN)
 FUZZ_CPPFLAGS = -I. -Iengine -I$(GENDIR) -DCHUHE_VERSION=\"fuzz\" $(call pkg_cflags,hdf5-serial)
-FUZZ_LIB_SRCS := $(ENGINE_SRCS) uci/uci.c coordinator/protocol.c coordinator/runfile.c
+FUZZ_LIB_SRCS := $(ENGINE_SRCS) uci/uci.c contracts/protocol.c contracts/runfile.c
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_LIB := $(FUZZ_DIR)/libchuhe-fuzz.a
 FUZZ_OBJS := $(FUZZ_NAMES:%=$(FUZZ_DIR)/obj/tests/fuzz/%.o)
@@ -253,7 +269,7 @@ $(FUZZ_BINS): $(FUZZ_DIR)/fuzz-%: $(FUZZ_DIR)/obj/tests/fuzz/%.o $(FUZZ_LIB)
 
 -include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)
 
-FORMAT_DIRS := engine uci tests worker coordinator tuning
+FORMAT_DIRS := engine contracts uci tests worker coordinator tuning
 FORMAT_FILES := $(wildcard $(foreach d,$(FORMAT_DIRS),$(d)/*.[ch] $(d)/*/*.[ch]))
 
 .DEFAULT_GOAL := all

@@ -14,8 +14,8 @@
 
 #include "coord_config.h"
 #include "coord_schedule.h"
-#include "protocol.h"
-#include "runfile.h"
+#include "contracts/protocol.h"
+#include "contracts/runfile.h"
 
 typedef enum { ACCEPT_STORE, ACCEPT_ADOPT, ACCEPT_DUPLICATE, ACCEPT_REJECT } AcceptVerdict;
 

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "protocol.h"
+#include "contracts/protocol.h"
 
 typedef struct AckLog AckLog;
 

@@ -24,7 +24,7 @@
 #include <zmq.h>
 
 #include "coord_config.h"
-#include "keys.h"
+#include "contracts/keys.h"
 
 typedef struct CoordAuth CoordAuth;
 

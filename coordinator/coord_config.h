@@ -18,8 +18,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "protocol.h"
-#include "stats.h"
+#include "contracts/protocol.h"
+#include "contracts/stats.h"
 
 enum {
     COORD_PATH_MAX = 1024,

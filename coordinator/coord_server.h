@@ -29,7 +29,7 @@
 #include "coord_config.h"
 #include "coord_schedule.h"
 #include "coord_stats.h"
-#include "runfile.h"
+#include "contracts/runfile.h"
 
 typedef struct {
     const CoordConfig *cfg;

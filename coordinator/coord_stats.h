@@ -12,10 +12,10 @@
 #include <stdint.h>
 
 #include "crosstable.h"
-#include "protocol.h"
+#include "contracts/protocol.h"
 #include "record.h"
-#include "runfile.h"
-#include "stats.h"
+#include "contracts/runfile.h"
+#include "contracts/stats.h"
 #include "strbuf.h"
 
 /* What the games of one worker rank (as its HELLO names it) came to in this session. */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "export.h"
-#include "runfile.h"
+#include "contracts/runfile.h"
 
 enum { VERIFY_MAX_REPORTS = 20 };
 

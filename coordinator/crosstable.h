@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "record.h"
-#include "stats.h"
+#include "contracts/stats.h"
 #include "strbuf.h"
 #include "tournament.h"
 

@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "runfile.h"
+#include "contracts/runfile.h"
 
 /* Which positions to leave out; all false / 0 keeps every position. */
 typedef struct {

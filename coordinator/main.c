@@ -19,10 +19,10 @@
 #include "coord_stats.h"
 #include "coord_tools.h"
 #include "export.h"
-#include "keys.h"
+#include "contracts/keys.h"
 #include "position.h"
-#include "runfile.h"
-#include "stats.h"
+#include "contracts/runfile.h"
+#include "contracts/stats.h"
 #include "timeman.h"
 #include "weights.h"
 

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "coordinator/protocol.h"
+#include "contracts/protocol.h"
 #include "notation.h"
 
 /* Messages are large (a GAME holds a GameRecord): the tests share static ones. */

@@ -26,7 +26,7 @@
 #include <hdf5.h>
 
 #include "coordinator/export.h"
-#include "coordinator/runfile.h"
+#include "contracts/runfile.h"
 #include "movegen.h"
 #include "notation.h"
 #include "rules.h"

@@ -22,8 +22,8 @@
 
 #include "coordinator/coord_config.h"
 #include "coordinator/coord_limits.h"
-#include "coordinator/keys.h"
-#include "coordinator/protocol.h"
+#include "contracts/keys.h"
+#include "contracts/protocol.h"
 #include "tests/support/scratch.h"
 
 static void write_text(const char *path, const char *text, mode_t mode)

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "coordinator/stats.h"
+#include "contracts/stats.h"
 
 /* "%.<prec>f" of x, in a static buffer (one use per assertion). */
 static const char *fmt(double x, int prec)

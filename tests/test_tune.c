@@ -24,7 +24,7 @@
 #include <cmocka.h>
 #include <hdf5.h>
 
-#include "coordinator/runfile.h"
+#include "contracts/runfile.h"
 #include "engine.h"
 #include "game.h"
 #include "movegen.h"

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "coordinator/stats.h"
+#include "contracts/stats.h"
 #include "eval_terms.h"
 #include "loader.h"
 #include "train.h"

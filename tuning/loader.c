@@ -8,7 +8,7 @@
 #include "qresolve.h"
 #include "record.h"
 #include "rng.h"
-#include "coordinator/runfile.h"
+#include "contracts/runfile.h"
 #include "trace.h"
 #include "weights.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coordinator/runfile.h"
+#include "contracts/runfile.h"
 
 static bool fail(MatchError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static bool fail(MatchError *err, const char *fmt, ...)

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "coordinator/stats.h"
+#include "contracts/stats.h"
 
 typedef struct {
     char msg[600];

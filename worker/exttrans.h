@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "coordinator/protocol.h"
+#include "contracts/protocol.h"
 #include "search.h"
 
 /* chuhe's move text ("h2e2") in protocol p's form; false (buf "") when m is not a

@@ -23,8 +23,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "coordinator/keys.h"
-#include "coordinator/protocol.h"
+#include "contracts/keys.h"
+#include "contracts/protocol.h"
 
 typedef struct Link Link;
 

@@ -11,7 +11,7 @@
 
 #include "extengine.h"
 #include "game.h"
-#include "coordinator/protocol.h"
+#include "contracts/protocol.h"
 
 /* Per player of a WORK: the in-process engine or the external engine process, kept
  * across pairs while the WORK asks for the same one. */

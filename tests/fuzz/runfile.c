@@ -1,5 +1,5 @@
 /*
- * Fuzz harness for the run-file reader (coordinator/runfile.c).
+ * Fuzz harness for the run-file reader (contracts/runfile.c).
  *
  * libhdf5 is not hardened against corrupt bytes, so the input does not give the bytes
  * of a file: it is a list of edits made with the HDF5 API to a copy of a valid small run
@@ -31,7 +31,7 @@
 
 #include <hdf5.h>
 
-#include "coordinator/runfile.h"
+#include "contracts/runfile.h"
 #include "movegen.h"
 
 enum { TABLE_NB = 3, ROOT_ATTR_NB = 5, ROW_LIMIT = 1 << 20 };

@@ -1,5 +1,5 @@
 /*
- * Fuzz harness for the wire-message decoder (coordinator/protocol.c).
+ * Fuzz harness for the wire-message decoder (contracts/protocol.c).
  *
  * Input: one frame, as a ZeroMQ message would bring it. proto_decode must refuse it with
  * a message or accept it; an accepted message must pass proto_check, re-encode to exactly
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coordinator/protocol.h"
+#include "contracts/protocol.h"
 
 static void die(const char *what, const ProtoMsg *m)
 {

@@ -32,8 +32,8 @@
 
 #include <zmq.h>
 
-#include "coordinator/keys.h"
-#include "coordinator/protocol.h"
+#include "contracts/keys.h"
+#include "contracts/protocol.h"
 #include "movegen.h"
 #include "position.h"
 #include "rules.h"

@@ -763,21 +763,18 @@ bool sprt_parse_option(const char *arg, SprtParams *p, StatsError *err)
     return true;
 }
 
-/* Parses the key=value words after -sprt, which is argv[*i]; leaves *i on the last one
- * used. elo0 and elo1 are required, and no key may repeat. */
-static bool parse_sprt_words(int argc, char *const argv[], int *i, SprtParams *p, StatsError *err)
+bool sprt_parse_words(int n, char *const words[], SprtParams *p, StatsError *err)
 {
     bool seen[KEY_NB] = {false};
-    int j = *i + 1;
     sprt_params_default(p);
-    for (; j < argc && argv[j][0] != '-' && strchr(argv[j], '='); j++) {
+    for (int j = 0; j < n; j++) {
         const char *val;
-        int k = sprt_key(argv[j], &val);
+        int k = sprt_key(words[j], &val);
         if (k >= 0 && k < KEY_NB && seen[k]) {
             set_error(err, "-sprt: %s given twice", SPRT_KEYS[k]);
             return false;
         }
-        if (!sprt_parse_option(argv[j], p, err))
+        if (!sprt_parse_option(words[j], p, err))
             return false;
         seen[k] = true;
     }
@@ -785,8 +782,39 @@ static bool parse_sprt_words(int argc, char *const argv[], int *i, SprtParams *p
         set_error(err, "-sprt: needs elo0=X and elo1=Y (then optionally alpha=, beta=, model=)");
         return false;
     }
-    *i = j - 1;
     return sprt_check(p, err);
+}
+
+bool sprt_parse_text(const char *text, SprtParams *p, StatsError *err)
+{
+    char copy[256];
+    char *words[KEY_NB + 1];
+    int n = 0;
+    if (snprintf(copy, sizeof copy, "%s", text) >= (int)sizeof copy) {
+        set_error(err, "-sprt: too long (at most %zu characters)", sizeof copy - 1);
+        return false;
+    }
+    for (char *save = NULL, *w = strtok_r(copy, " ,", &save); w; w = strtok_r(NULL, " ,", &save)) {
+        if (n == KEY_NB) {
+            set_error(err, "-sprt: at most %d keys (elo0, elo1, alpha, beta, model)", KEY_NB);
+            return false;
+        }
+        words[n++] = w;
+    }
+    return sprt_parse_words(n, words, p, err);
+}
+
+/* Parses the key=value words after -sprt, which is argv[*i]; leaves *i on the last one
+ * used. */
+static bool parse_sprt_words(int argc, char *const argv[], int *i, SprtParams *p, StatsError *err)
+{
+    int j = *i + 1;
+    while (j < argc && argv[j][0] != '-' && strchr(argv[j], '='))
+        j++;
+    if (!sprt_parse_words(j - *i - 1, argv + *i + 1, p, err))
+        return false;
+    *i = j - 1;
+    return true;
 }
 
 bool stats_parse_args(int argc, char *const argv[], StatsArgs *out, StatsError *err)

@@ -196,6 +196,12 @@ bool stats_parse_wdl(const char *text, StatsCounts *out, StatsError *err);
 /* One "key=value" of -sprt: elo0, elo1, alpha, beta, model=normalized|logistic. Checks
  * each value alone (sprt_check judges them together); on failure *p is unchanged. */
 bool sprt_parse_option(const char *arg, SprtParams *p, StatsError *err);
+/* The one SPRT text rule of every program: the key=value words (elo0, elo1, alpha, beta,
+ * model), each at most once, elo0 and elo1 required, the rest defaulting as
+ * sprt_params_default; checked with sprt_check. sprt_parse_text splits text at spaces
+ * and commas ("elo0=0 elo1=5" or "elo0=0,elo1=5"). */
+bool sprt_parse_words(int n, char *const words[], SprtParams *p, StatsError *err);
+bool sprt_parse_text(const char *text, SprtParams *p, StatsError *err);
 
 /* The `stats` subcommand's arguments, parsed. */
 typedef struct {

@@ -406,19 +406,8 @@ bool coord_parse_sprt(const char *text, SprtParams *p, bool *has, CoordError *er
     *has = text[0] != '\0';
     if (!*has)
         return true;
-    char copy[sizeof ((CoordConfig *)0)->sprt];
-    snprintf(copy, sizeof copy, "%s", text);
-    bool elo0 = false, elo1 = false;
     StatsError serr;
-    for (char *save = NULL, *w = strtok_r(copy, " ,", &save); w; w = strtok_r(NULL, " ,", &save)) {
-        if (!sprt_parse_option(w, p, &serr))
-            return fail(err, "--sprt: %s", serr.msg);
-        elo0 |= !strncmp(w, "elo0=", 5);
-        elo1 |= !strncmp(w, "elo1=", 5);
-    }
-    if (!elo0 || !elo1)
-        return fail(err, "--sprt: give elo0= and elo1=");
-    if (!sprt_check(p, &serr))
+    if (!sprt_parse_text(text, p, &serr))
         return fail(err, "--sprt: %s", serr.msg);
     return true;
 }

@@ -169,20 +169,6 @@ enum {
     OPT_SPRT
 };
 
-/* "elo0=0,elo1=5,model=logistic" into p; false with the reason in err. */
-static bool parse_sprt(const char *text, SprtParams *p, StatsError *err)
-{
-    char buf[256];
-    if (snprintf(buf, sizeof buf, "%s", text) >= (int)sizeof buf) {
-        snprintf(err->msg, sizeof err->msg, "--sprt: too long");
-        return false;
-    }
-    char *save;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-        if (!sprt_parse_option(tok, p, err))
-            return false;
-    return sprt_check(p, err);
-}
 
 CliStatus cli_parse(Cli *c, int argc, char **argv, bool print, char *err, size_t errsize)
 {
@@ -335,7 +321,7 @@ CliStatus cli_parse(Cli *c, int argc, char **argv, bool print, char *err, size_t
             break;
         case OPT_SPRT: {
             StatsError se;
-            if (!parse_sprt(optarg, &c->sprt, &se))
+            if (!sprt_parse_text(optarg, &c->sprt, &se))
                 return say(err, errsize, "%s", se.msg);
             break;
         }

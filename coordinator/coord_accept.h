@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "coord_config.h"
-#include "coord_schedule.h"
+#include "sched.h"
 #include "contracts/protocol.h"
 #include "contracts/runfile.h"
 

@@ -302,10 +302,10 @@ static bool translate(int argc, char **argv, Builder *b, EngineSpec *eng)
             TourKind kind;
             if (!one_value(argc, argv, i, &val, err))
                 return false;
-            if (!tour_kind_parse(val, &kind))
+            if (!tournament_kind_parse(val, &kind))
                 return fail(err, "-tournament: '%s' is not round-robin (roundrobin) or gauntlet",
                             val);
-            tournament = tour_kind_name(kind);
+            tournament = tournament_kind_name(kind);
         } else if (!strcmp(a, "-openings")) {
             static const char *const keys[] = {"file",  "format", "order", "seed",
                                                "start", "plies",  NULL};
@@ -398,10 +398,10 @@ static bool translate(int argc, char **argv, Builder *b, EngineSpec *eng)
     }
     TourKind kind = TOUR_ROUNDROBIN;
     if (tournament)
-        tour_kind_parse(tournament, &kind);
+        tournament_kind_parse(tournament, &kind);
     if (rounds > 0 || games > 0) {
         /* every pairing plays -rounds rounds of -games games (2 by default: one pair) */
-        uint64_t pairings = nengines > 2 ? tour_pairings(kind, nengines) : 1;
+        uint64_t pairings = nengines > 2 ? tournament_pairings(kind, nengines) : 1;
         long long total = (rounds > 0 ? rounds : 1) * (games > 0 ? games : 2) * (long long)pairings;
         char t[32];
         snprintf(t, sizeof t, "%lld", total);
@@ -413,7 +413,7 @@ static bool translate(int argc, char **argv, Builder *b, EngineSpec *eng)
     if (nengines > 2) {
         char count[16];
         snprintf(count, sizeof count, "%d", nengines);
-        if (!push2(b, "--engines", count) || !push2(b, "--tournament", tour_kind_name(kind)))
+        if (!push2(b, "--engines", count) || !push2(b, "--tournament", tournament_kind_name(kind)))
             return false;
     }
     if (nengines == 0 && (each.cmd[0] || each.options[0] || each.proto[0]))

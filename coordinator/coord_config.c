@@ -459,7 +459,7 @@ static bool check(const CoordConfig *c, CoordError *err)
                     "gauntlet has no single test to decide)",
                     c->engines);
     TourKind kind;
-    if (c->tournament[0] && !tour_kind_parse(c->tournament, &kind))
+    if (c->tournament[0] && !tournament_kind_parse(c->tournament, &kind))
         return fail(err, "--tournament: '%s' is not roundrobin or gauntlet", c->tournament);
     uint32_t base, inc;
     if (!coord_parse_tc(c->tc, &base, &inc))

@@ -11,7 +11,7 @@
 #include "coord_accept.h"
 #include "coord_acklog.h"
 #include "coord_auth.h"
-#include "coord_limits.h"
+#include "limits.h"
 #include "coord_log.h"
 #include "coord_signal.h"
 #include "timeman.h"
@@ -446,10 +446,10 @@ static void on_game(Server *s, int i)
     s->pending++;
     w->stored++;
     sched_game_stored(run->sched, g->pair_id, g->game_in_pair);
-    coord_stats_worker_game(run->stats, w->hello ? w->host : "?", g->worker_rank, g->rec.reason);
-    if (coord_stats_add_stored(run->stats, run->rf, id, record_nodes(&g->rec), true)) {
+    runstats_worker_game(run->stats, w->hello ? w->host : "?", g->worker_rank, g->rec.reason);
+    if (runstats_add_stored(run->stats, run->rf, id, record_nodes(&g->rec), true)) {
         double llr;
-        SprtState ss = coord_stats_sprt(run->stats, &llr);
+        SprtState ss = runstats_sprt(run->stats, &llr);
         if (ss != SPRT_CONTINUE && !run->sched->stopped) {
             char text[160];
             sprt_format(text, sizeof text, &run->stats->sprt, llr);
@@ -460,7 +460,7 @@ static void on_game(Server *s, int i)
     }
     if (s->cfg->rating_interval > 0 && run->stats->games % (uint64_t)s->cfg->rating_interval == 0) {
         char text[1024];
-        coord_stats_rating_text(run->stats, text, sizeof text);
+        runstats_rating_text(run->stats, text, sizeof text);
         coord_log("after %llu games: %s", (unsigned long long)run->stats->games, text);
     }
     send_ack(s, i, g, PROTO_ACK_STORED, id);
@@ -767,7 +767,7 @@ static void sweep(Server *s)
     }
 }
 
-void coord_run_stats_context(const CoordRun *run, int live, CoordStatsContext *cx)
+void coord_run_stats_context(const CoordRun *run, int live, RunStatsContext *cx)
 {
     const Schedule *sc = run->sched;
     cx->pairs_done = sc->complete;
@@ -781,18 +781,18 @@ void coord_run_stats_context(const CoordRun *run, int live, CoordStatsContext *c
 
 static void progress(Server *s)
 {
-    CoordStatsContext cx;
+    RunStatsContext cx;
     coord_run_stats_context(s->run, live_workers(s), &cx);
     char line[2048];
     if (s->cfg->json) {
         StrBuf json;
         strbuf_init(&json);
-        coord_stats_json(s->run->stats, &cx, "progress", NULL, false, &json);
+        runstats_json(s->run->stats, &cx, "progress", NULL, false, &json);
         printf("%s\n", strbuf_text(&json));
         fflush(stdout);
         strbuf_free(&json);
     }
-    coord_stats_progress_text(s->run->stats, &cx, line, sizeof line);
+    runstats_progress_text(s->run->stats, &cx, line, sizeof line);
     coord_log_progress(line);
 }
 

@@ -27,15 +27,15 @@
 #include <stdint.h>
 
 #include "coord_config.h"
-#include "coord_schedule.h"
-#include "coord_stats.h"
+#include "sched.h"
+#include "runstats.h"
 #include "contracts/runfile.h"
 
 typedef struct {
     const CoordConfig *cfg;
     RunFile *rf;
     Schedule *sched;
-    CoordStats *stats;
+    RunStats *stats;
     uint16_t players[COORD_MAX_ENGINES]; /* run file player id of each engine */
 } CoordRun;
 
@@ -52,6 +52,6 @@ typedef enum {
 ServeStatus coord_serve(CoordRun *run, int *signo, int *workers);
 
 /* The schedule's share of the statistics. */
-void coord_run_stats_context(const CoordRun *run, int live_workers, CoordStatsContext *cx);
+void coord_run_stats_context(const CoordRun *run, int live_workers, RunStatsContext *cx);
 
 #endif

@@ -40,29 +40,29 @@ typedef struct {
     double score;      /* points / games; 0.5 before any game */
     StatsCounts field; /* its complete pairs against every opponent, from its view */
     StatsEstimate est; /* from field, pentanomial */
-} XtRow;
+} CrosstableRow;
 
 /* Clears the counts for n engines (clamped to 2..XT_MAX); names become "". */
-void xt_init(Crosstable *t, int n);
-void xt_set_name(Crosstable *t, int e, const char *name);
-const char *xt_name(const Crosstable *t, int e, char buf[XT_NAME_SIZE]);
+void crosstable_init(Crosstable *t, int n);
+void crosstable_set_name(Crosstable *t, int e, const char *name);
+const char *crosstable_name(const Crosstable *t, int e, char buf[XT_NAME_SIZE]);
 
 /* A stored game; engines outside 0..n-1 or equal are ignored. */
-void xt_add_game(Crosstable *t, int red, int black, Outcome o);
+void crosstable_add_game(Crosstable *t, int red, int black, Outcome o);
 /* A complete pair: first had Red in game 0 (outcome o0) and Black in game 1 (o1). */
-void xt_add_pair(Crosstable *t, int first, int second, Outcome o0, Outcome o1);
+void crosstable_add_pair(Crosstable *t, int first, int second, Outcome o0, Outcome o1);
 
 /* The score of a game for the engine with the colour named: Red if red, else Black. */
-StatsScore xt_score(Outcome o, bool red);
+StatsScore crosstable_score(Outcome o, bool red);
 
 /* The rows of all engines, best first; returns n. */
-int xt_ranking(const Crosstable *t, XtRow rows[XT_MAX]);
+int crosstable_ranking(const Crosstable *t, CrosstableRow rows[XT_MAX]);
 
 /* The report: ranking, crosstable (points / games, engines in rank order) and one line
  * per pairing; each line starts with indent and ends in '\n'. */
-void xt_format(const Crosstable *t, const char *indent, StrBuf *out);
+void crosstable_format(const Crosstable *t, const char *indent, StrBuf *out);
 
 /* JSON members (no braces) "ranking":[...],"crosstable":{...},"pairings":[...]. */
-void xt_json(const Crosstable *t, StrBuf *out);
+void crosstable_json(const Crosstable *t, StrBuf *out);
 
 #endif

@@ -14,9 +14,9 @@
 #include "coord_cli.h"
 #include "coord_config.h"
 #include "coord_log.h"
-#include "coord_schedule.h"
+#include "sched.h"
 #include "coord_server.h"
-#include "coord_stats.h"
+#include "runstats.h"
 #include "coord_tools.h"
 #include "export.h"
 #include "contracts/keys.h"
@@ -228,7 +228,7 @@ static RunFile *resume_run(CoordConfig *cfg, const CoordGiven *given, Schedule *
 }
 
 /* The schedule and the statistics from the games already in the file. */
-static void restore(RunFile *rf, Schedule *sched, CoordStats *stats)
+static void restore(RunFile *rf, Schedule *sched, RunStats *stats)
 {
     uint64_t n = runfile_game_count(rf);
     for (uint64_t id = 0; id < n; id++) {
@@ -236,10 +236,10 @@ static void restore(RunFile *rf, Schedule *sched, CoordStats *stats)
         if (!g)
             continue;
         sched_restore_game(sched, g->pair_id, g->game_in_pair);
-        coord_stats_add_stored(stats, rf, id, 0, false);
+        runstats_add_stored(stats, rf, id, 0, false);
     }
     double llr;
-    if (coord_stats_sprt(stats, &llr) != SPRT_CONTINUE) {
+    if (runstats_sprt(stats, &llr) != SPRT_CONTINUE) {
         coord_log("the SPRT had already decided (LLR %.2f): no new pairs", llr);
         sched_stop(sched);
     }
@@ -251,7 +251,7 @@ static void restore(RunFile *rf, Schedule *sched, CoordStats *stats)
 
 static void summary(const CoordRun *run, const char *status, int workers)
 {
-    CoordStatsContext cx;
+    RunStatsContext cx;
     coord_run_stats_context(run, 0, &cx);
     if (run->cfg->json) {
         char extra[COORD_PATH_MAX * 2 + 256];
@@ -264,13 +264,13 @@ static void summary(const CoordRun *run, const char *status, int workers)
         snprintf(extra + n, sizeof extra - n, ",\"workers_seen\":%d", workers);
         StrBuf line;
         strbuf_init(&line);
-        coord_stats_json(run->stats, &cx, "summary", extra, true, &line);
+        runstats_json(run->stats, &cx, "summary", extra, true, &line);
         printf("%s\n", strbuf_text(&line));
         strbuf_free(&line);
     } else {
         StrBuf text;
         strbuf_init(&text);
-        coord_stats_summary_text(run->stats, &cx, &text);
+        runstats_summary_text(run->stats, &cx, &text);
         printf("chuhe-coordinator: run %s (run id %016" PRIx64 ") %s, %d workers seen\n%s",
                runfile_path(run->rf), runfile_run_id(run->rf), status, workers, strbuf_text(&text));
         strbuf_free(&text);
@@ -349,13 +349,13 @@ static int serve(int argc, char **argv)
         coord_log("note: %" PRIu64 " games is %" PRIu64 " whole pairs", cfg.games,
                   sched_pairs_for_games(cfg.games));
 
-    CoordStats stats;
+    RunStats stats;
     RunError err;
-    coord_stats_init(&stats, (double)time_now_ms() / 1000.0);
-    coord_stats_set_engines(&stats, cfg.engines);
+    runstats_init(&stats, (double)time_now_ms() / 1000.0);
+    runstats_set_engines(&stats, cfg.engines);
     for (int e = 0; e < cfg.engines; e++) {
         const RunPlayer *pl = runfile_player(rf, players[e]);
-        xt_set_name(&stats.table, e, pl ? pl->name : "");
+        crosstable_set_name(&stats.table, e, pl ? pl->name : "");
     }
     if (!coord_parse_sprt(cfg.sprt, &stats.sprt, &stats.has_sprt, &cerr)) {
         coord_log("%s", cerr.msg);
@@ -382,7 +382,7 @@ static int serve(int argc, char **argv)
                   "continue",
                   signo, cfg.out);
     sched_free(&sched);
-    coord_stats_free(&stats);
+    runstats_free(&stats);
     if (!closed || st == SERVE_FAILED)
         return 1;
     return st == SERVE_INTERRUPTED ? 128 + signo : 0;

@@ -26,14 +26,14 @@ typedef enum { TOUR_ROUNDROBIN, TOUR_GAUNTLET, TOUR_KIND_NB } TourKind;
 enum { TOUR_MAX_ENGINES = 32 };
 
 /* "roundrobin" (also "round-robin") or "gauntlet"; false for anything else. */
-bool tour_kind_parse(const char *name, TourKind *out);
-const char *tour_kind_name(TourKind k); /* "roundrobin", "gauntlet"; "unknown" */
+bool tournament_kind_parse(const char *name, TourKind *out);
+const char *tournament_kind_name(TourKind k); /* "roundrobin", "gauntlet"; "unknown" */
 
 /* Pairings in one cycle: 1 for two engines, n(n-1)/2 for a round robin, n-1 for a
  * gauntlet; 0 unless 2 <= engines <= TOUR_MAX_ENGINES. */
-uint64_t tour_pairings(TourKind kind, int engines);
+uint64_t tournament_pairings(TourKind kind, int engines);
 
 /* The engines of pair id: first (Red in game 0) and second. */
-void tour_pair_engines(TourKind kind, int engines, uint64_t pair_id, int *first, int *second);
+void tournament_pair_engines(TourKind kind, int engines, uint64_t pair_id, int *first, int *second);
 
 #endif

@@ -162,7 +162,7 @@ BenchResult engine_bench(Engine *e, int depth,
 {
     BenchResult br = {0, 0, MOVE_NONE};
     SearchLimits limits;
-    limits_clear(&limits);
+    time_limits_clear(&limits);
     limits.depth = depth > 0 ? depth : BENCH_DEPTH_DEFAULT;
     int n = (int)(sizeof BENCH_FENS / sizeof BENCH_FENS[0]);
     for (int i = 0; i < n; i++) {

@@ -414,7 +414,7 @@ static bool search_score(Engine *e, const Opening *op, uint64_t nodes, int *scor
         return false;
     }
     SearchLimits limits;
-    limits_clear(&limits);
+    time_limits_clear(&limits);
     limits.nodes = nodes;
     SearchResult res = engine_search(e, &limits, NULL);
     *score = res.score;

@@ -2,7 +2,7 @@
 
 #include <time.h>
 
-void limits_clear(SearchLimits *l)
+void time_limits_clear(SearchLimits *l)
 {
     *l = (SearchLimits){0};
     l->time[RED] = l->time[BLACK] = -1;

@@ -30,6 +30,6 @@ TimePlan time_plan(const SearchLimits *limits, Color us, int64_t overhead, int g
 
 int64_t time_now_ms(void);
 
-void limits_clear(SearchLimits *limits);
+void time_limits_clear(SearchLimits *limits);
 
 #endif

@@ -15,8 +15,8 @@
 #include <cmocka.h>
 
 #include "coordinator/coord_config.h"
-#include "coordinator/coord_schedule.h"
-#include "coordinator/coord_stats.h"
+#include "coordinator/sched.h"
+#include "coordinator/runstats.h"
 
 static char g_json[8192];
 
@@ -284,12 +284,12 @@ static void test_schedule_openings_reproducible(void **state)
 static void test_stats_by_colour_and_player(void **state)
 {
     (void)state;
-    CoordStats st;
-    coord_stats_init(&st, 0);
-    coord_stats_add(&st, OUTCOME_RED_WIN, REASON_CHECKMATE, 50, 0, 1, 1000, true); /* p0 wins */
-    coord_stats_add(&st, OUTCOME_RED_WIN, REASON_CHECKMATE, 60, 1, 0, 1000, true); /* p1 wins */
-    coord_stats_add(&st, OUTCOME_BLACK_WIN, REASON_STALEMATE, 40, 1, 0, 0, false); /* p0 wins */
-    coord_stats_add(&st, OUTCOME_DRAW, REASON_REPETITION, 30, 0, 1, 0, true);
+    RunStats st;
+    runstats_init(&st, 0);
+    runstats_add(&st, OUTCOME_RED_WIN, REASON_CHECKMATE, 50, 0, 1, 1000, true); /* p0 wins */
+    runstats_add(&st, OUTCOME_RED_WIN, REASON_CHECKMATE, 60, 1, 0, 1000, true); /* p1 wins */
+    runstats_add(&st, OUTCOME_BLACK_WIN, REASON_STALEMATE, 40, 1, 0, 0, false); /* p0 wins */
+    runstats_add(&st, OUTCOME_DRAW, REASON_REPETITION, 30, 0, 1, 0, true);
     assert_int_equal(st.games, 4);
     assert_int_equal(st.positions, 180);
     assert_int_equal(st.session_games, 3);
@@ -303,11 +303,11 @@ static void test_stats_by_colour_and_player(void **state)
     assert_int_equal(st.player[1][2], 2);
     assert_int_equal(st.reasons[REASON_CHECKMATE], 2);
 
-    CoordStatsContext cx = {.pairs_done = 1, .pairs_target = 4, .workers = 2, .now = 10};
+    RunStatsContext cx = {.pairs_done = 1, .pairs_target = 4, .workers = 2, .now = 10};
     char buf[2048];
     StrBuf json;
     strbuf_init(&json);
-    coord_stats_json(&st, &cx, "progress", "\"x\":1", true, &json);
+    runstats_json(&st, &cx, "progress", "\"x\":1", true, &json);
     snprintf(buf, sizeof buf, "%s", strbuf_text(&json));
     strbuf_free(&json);
     assert_non_null(strstr(buf, "{\"event\":\"progress\",\"x\":1,"));
@@ -315,10 +315,10 @@ static void test_stats_by_colour_and_player(void **state)
     assert_non_null(strstr(buf, "\"players\":[{\"wins\":2,\"draws\":1,\"losses\":1}"));
     assert_non_null(strstr(buf, "\"endings\":{\"checkmate\":2,"));
     assert_int_equal(buf[strlen(buf) - 1], '}');
-    coord_stats_progress_text(&st, &cx, buf, sizeof buf);
+    runstats_progress_text(&st, &cx, buf, sizeof buf);
     assert_non_null(strstr(buf, "pairs 1/4"));
     assert_non_null(strstr(buf, "red-draw-black 2-1-1"));
-    coord_stats_free(&st);
+    runstats_free(&st);
 }
 
 int main(void)

@@ -44,7 +44,7 @@ static void player_init(GamePlayer *p, Engine *e, uint64_t nodes, int depth)
 {
     memset(p, 0, sizeof *p);
     p->engine = e;
-    limits_clear(&p->limits);
+    time_limits_clear(&p->limits);
     p->limits.nodes = nodes;
     p->limits.depth = depth;
 }
@@ -597,7 +597,7 @@ static void test_random_openings_bounded(void **state)
         engine_new_game(g_engine[1]);
         assert_true(engine_set_position(g_engine[1], op.fen, moves, op.nmoves, &perr));
         SearchLimits limits;
-        limits_clear(&limits);
+        time_limits_clear(&limits);
         limits.nodes = spec.nodes;
         assert_int_equal(engine_search(g_engine[1], &limits, NULL).score, info.score);
         /* Without the bound the first attempt is taken: the bound did the filtering. */
@@ -684,7 +684,7 @@ static void fake_new_game(void *ctx)
 static void fake_player(GamePlayer *p, FakeEngine *f)
 {
     memset(p, 0, sizeof *p);
-    limits_clear(&p->limits);
+    time_limits_clear(&p->limits);
     p->limits.nodes = 100;
     p->search = fake_search;
     p->new_game = fake_new_game;

@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "coordinator/coord_config.h"
-#include "coordinator/coord_schedule.h"
+#include "coordinator/sched.h"
 #include "game.h"
 #include "movegen.h"
 #include "notation.h"
@@ -273,7 +273,7 @@ static void test_pgn_long_line_and_own_export(void **state)
     GamePlayer p;
     memset(&p, 0, sizeof p);
     p.engine = e;
-    limits_clear(&p.limits);
+    time_limits_clear(&p.limits);
     p.limits.nodes = 300;
     Opening start;
     memset(&start, 0, sizeof start);

@@ -251,7 +251,7 @@ static void game_setup(GamePlayer *p, uint64_t nodes)
 {
     memset(p, 0, sizeof *p);
     p->engine = g_engine;
-    limits_clear(&p->limits);
+    time_limits_clear(&p->limits);
     p->limits.nodes = nodes;
 }
 

@@ -78,7 +78,7 @@ static void set_position(Engine *e, const char *fen, const char *moves)
 static SearchLimits depth_limits(int depth)
 {
     SearchLimits l;
-    limits_clear(&l);
+    time_limits_clear(&l);
     l.depth = depth;
     return l;
 }
@@ -86,7 +86,7 @@ static SearchLimits depth_limits(int depth)
 static SearchLimits node_limits(uint64_t nodes)
 {
     SearchLimits l;
-    limits_clear(&l);
+    time_limits_clear(&l);
     l.nodes = nodes;
     return l;
 }
@@ -329,7 +329,7 @@ static void test_no_legal_move(void **state)
         info_log_free(&log);
         /* an infinite search has nothing to wait for either */
         SearchLimits inf;
-        limits_clear(&inf);
+        time_limits_clear(&inf);
         inf.infinite = true;
         r = engine_search(e, &inf, NULL);
         assert_int_equal(r.best, MOVE_NONE);
@@ -474,7 +474,7 @@ static void *run_infinite(void *arg)
 {
     StopJob *j = arg;
     SearchLimits l;
-    limits_clear(&l);
+    time_limits_clear(&l);
     l.infinite = true;
     j->result = search_logged(j->e, &l, j->log);
     return NULL;
@@ -522,7 +522,7 @@ static void test_time_limits(void **state)
     set_position(e, MIDGAME_FEN, NULL);
 
     SearchLimits l;
-    limits_clear(&l);
+    time_limits_clear(&l);
     l.movetime = 200;
     int64_t t0 = now_ms();
     SearchResult r = engine_search(e, &l, NULL);
@@ -532,7 +532,7 @@ static void test_time_limits(void **state)
     assert_true(move_is_legal(engine_position(e), r.best));
 
     /* a second on each clock and a small increment: a small share of it */
-    limits_clear(&l);
+    time_limits_clear(&l);
     l.time[RED] = l.time[BLACK] = 1000;
     l.inc[RED] = l.inc[BLACK] = 10;
     t0 = now_ms();

@@ -21,7 +21,7 @@
 #include <zmq.h>
 
 #include "coordinator/coord_config.h"
-#include "coordinator/coord_limits.h"
+#include "coordinator/limits.h"
 #include "contracts/keys.h"
 #include "contracts/protocol.h"
 #include "tests/support/scratch.h"

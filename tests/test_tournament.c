@@ -17,8 +17,8 @@
 
 #include "coordinator/coord_cli.h"
 #include "coordinator/coord_config.h"
-#include "coordinator/coord_schedule.h"
-#include "coordinator/coord_stats.h"
+#include "coordinator/sched.h"
+#include "coordinator/runstats.h"
 #include "coordinator/crosstable.h"
 #include "coordinator/tournament.h"
 
@@ -28,7 +28,7 @@ static void test_round_robin_cycle(void **state)
 {
     (void)state;
     for (int n = 3; n <= 12; n++) {
-        uint64_t per = tour_pairings(TOUR_ROUNDROBIN, n);
+        uint64_t per = tournament_pairings(TOUR_ROUNDROBIN, n);
         assert_int_equal(per, (uint64_t)(n * (n - 1) / 2));
         int met[TOUR_MAX_ENGINES][TOUR_MAX_ENGINES] = {{0}};
         int first[TOUR_MAX_ENGINES] = {0}, played[TOUR_MAX_ENGINES] = {0};
@@ -37,7 +37,7 @@ static void test_round_robin_cycle(void **state)
         int in_round[TOUR_MAX_ENGINES] = {0};
         for (uint64_t k = 0; k < 2 * per; k++) {
             int a, b;
-            tour_pair_engines(TOUR_ROUNDROBIN, n, k, &a, &b);
+            tournament_pair_engines(TOUR_ROUNDROBIN, n, k, &a, &b);
             assert_true(a >= 0 && a < n && b >= 0 && b < n && a != b);
             if (k < per) {
                 met[a][b]++;
@@ -60,7 +60,7 @@ static void test_round_robin_cycle(void **state)
             } else {
                 /* the second cycle is the first with first and second swapped */
                 int a0, b0;
-                tour_pair_engines(TOUR_ROUNDROBIN, n, k - per, &a0, &b0);
+                tournament_pair_engines(TOUR_ROUNDROBIN, n, k - per, &a0, &b0);
                 assert_int_equal(a, b0);
                 assert_int_equal(b, a0);
             }
@@ -81,7 +81,7 @@ static void test_round_robin_order_of_four(void **state)
     static const int want[6][2] = {{0, 3}, {1, 2}, {1, 0}, {2, 3}, {0, 2}, {3, 1}};
     for (uint64_t k = 0; k < 6; k++) {
         int a, b;
-        tour_pair_engines(TOUR_ROUNDROBIN, 4, k, &a, &b);
+        tournament_pair_engines(TOUR_ROUNDROBIN, 4, k, &a, &b);
         assert_int_equal(a, want[k][0]);
         assert_int_equal(b, want[k][1]);
     }
@@ -90,10 +90,10 @@ static void test_round_robin_order_of_four(void **state)
 static void test_gauntlet_and_match(void **state)
 {
     (void)state;
-    assert_int_equal(tour_pairings(TOUR_GAUNTLET, 5), 4);
+    assert_int_equal(tournament_pairings(TOUR_GAUNTLET, 5), 4);
     for (uint64_t k = 0; k < 12; k++) {
         int a, b;
-        tour_pair_engines(TOUR_GAUNTLET, 5, k, &a, &b);
+        tournament_pair_engines(TOUR_GAUNTLET, 5, k, &a, &b);
         uint64_t cycle = k / 4;
         int opponent = (int)(k % 4) + 1;
         assert_int_equal(cycle % 2 ? b : a, 0);
@@ -101,20 +101,20 @@ static void test_gauntlet_and_match(void **state)
     }
     /* two engines: a plain match, engine 0 first in every pair, whatever the kind */
     for (int kind = 0; kind < TOUR_KIND_NB; kind++) {
-        assert_int_equal(tour_pairings((TourKind)kind, 2), 1);
+        assert_int_equal(tournament_pairings((TourKind)kind, 2), 1);
         for (uint64_t k = 0; k < 5; k++) {
             int a, b;
-            tour_pair_engines((TourKind)kind, 2, k, &a, &b);
+            tournament_pair_engines((TourKind)kind, 2, k, &a, &b);
             assert_int_equal(a, 0);
             assert_int_equal(b, 1);
         }
     }
-    assert_int_equal(tour_pairings(TOUR_ROUNDROBIN, 1), 0);
-    assert_int_equal(tour_pairings(TOUR_ROUNDROBIN, TOUR_MAX_ENGINES + 1), 0);
+    assert_int_equal(tournament_pairings(TOUR_ROUNDROBIN, 1), 0);
+    assert_int_equal(tournament_pairings(TOUR_ROUNDROBIN, TOUR_MAX_ENGINES + 1), 0);
     TourKind k;
-    assert_true(tour_kind_parse("round-robin", &k) && k == TOUR_ROUNDROBIN);
-    assert_true(tour_kind_parse("gauntlet", &k) && k == TOUR_GAUNTLET);
-    assert_false(tour_kind_parse("knockout", &k));
+    assert_true(tournament_kind_parse("round-robin", &k) && k == TOUR_ROUNDROBIN);
+    assert_true(tournament_kind_parse("gauntlet", &k) && k == TOUR_GAUNTLET);
+    assert_false(tournament_kind_parse("knockout", &k));
 }
 
 /* ---- the command line and the settings ------------------------------------------------ */
@@ -294,26 +294,26 @@ static void test_crosstable_arithmetic(void **state)
 {
     (void)state;
     Crosstable *t = &g_xt;
-    xt_init(t, 3);
-    xt_set_name(t, 0, "a");
-    xt_set_name(t, 1, "b");
-    xt_set_name(t, 2, "c");
+    crosstable_init(t, 3);
+    crosstable_set_name(t, 0, "a");
+    crosstable_set_name(t, 1, "b");
+    crosstable_set_name(t, 2, "c");
     /* a-b: a wins both games of pair 1 (Red and Black), pair 2 drawn twice */
     Outcome ab[4] = {OUTCOME_RED_WIN, OUTCOME_BLACK_WIN, OUTCOME_DRAW, OUTCOME_DRAW};
-    xt_add_game(t, 0, 1, ab[0]);
-    xt_add_game(t, 1, 0, ab[1]);
-    xt_add_pair(t, 0, 1, ab[0], ab[1]);
-    xt_add_game(t, 1, 0, ab[2]);
-    xt_add_game(t, 0, 1, ab[3]);
-    xt_add_pair(t, 1, 0, ab[2], ab[3]);
+    crosstable_add_game(t, 0, 1, ab[0]);
+    crosstable_add_game(t, 1, 0, ab[1]);
+    crosstable_add_pair(t, 0, 1, ab[0], ab[1]);
+    crosstable_add_game(t, 1, 0, ab[2]);
+    crosstable_add_game(t, 0, 1, ab[3]);
+    crosstable_add_pair(t, 1, 0, ab[2], ab[3]);
     /* b-c: each wins with Red; c-a: c wins one game, its partner not stored yet */
-    xt_add_game(t, 1, 2, OUTCOME_RED_WIN);
-    xt_add_game(t, 2, 1, OUTCOME_RED_WIN);
-    xt_add_pair(t, 1, 2, OUTCOME_RED_WIN, OUTCOME_RED_WIN);
-    xt_add_game(t, 2, 0, OUTCOME_RED_WIN);
+    crosstable_add_game(t, 1, 2, OUTCOME_RED_WIN);
+    crosstable_add_game(t, 2, 1, OUTCOME_RED_WIN);
+    crosstable_add_pair(t, 1, 2, OUTCOME_RED_WIN, OUTCOME_RED_WIN);
+    crosstable_add_game(t, 2, 0, OUTCOME_RED_WIN);
     /* ignored: an engine against itself, out of range */
-    xt_add_game(t, 1, 1, OUTCOME_RED_WIN);
-    xt_add_game(t, 0, 7, OUTCOME_RED_WIN);
+    crosstable_add_game(t, 1, 1, OUTCOME_RED_WIN);
+    crosstable_add_game(t, 0, 7, OUTCOME_RED_WIN);
 
     assert_int_equal(t->wdl[0][1][0], 2);
     assert_int_equal(t->wdl[0][1][1], 2);
@@ -323,8 +323,8 @@ static void test_crosstable_arithmetic(void **state)
     assert_int_equal(t->pairs[1][0].penta[0], 1); /* LL from b's view */
     assert_int_equal(t->pairs[1][2].wl, 1);
 
-    XtRow rows[XT_MAX];
-    assert_int_equal(xt_ranking(t, rows), 3);
+    CrosstableRow rows[XT_MAX];
+    assert_int_equal(crosstable_ranking(t, rows), 3);
     /* a: 3/5 (60 %), b: 2/6, c: 2/3 (67 %) */
     assert_int_equal(rows[0].engine, 2);
     assert_int_equal(rows[1].engine, 0);
@@ -345,7 +345,7 @@ static void test_crosstable_arithmetic(void **state)
 
     StrBuf b;
     strbuf_init(&b);
-    xt_format(t, "  ", &b);
+    crosstable_format(t, "  ", &b);
     const char *text = strbuf_text(&b);
     assert_non_null(strstr(text, "ranking"));
     assert_non_null(strstr(text, "1  c "));
@@ -357,7 +357,7 @@ static void test_crosstable_arithmetic(void **state)
     strbuf_free(&b);
 
     strbuf_init(&b);
-    xt_json(t, &b);
+    crosstable_json(t, &b);
     text = strbuf_text(&b);
     assert_non_null(strstr(text, "\"crosstable\":{\"points\":[[null,3.0,0.0],[1.0,null,1.0],"
                                  "[1.0,1.0,null]],\"games\":[[0,4,1],[4,0,2],[1,2,0]]}"));
@@ -367,23 +367,23 @@ static void test_crosstable_arithmetic(void **state)
     strbuf_free(&b);
 }
 
-static CoordStats g_st;
+static RunStats g_st;
 
 static void test_stats_tournament_and_ranks(void **state)
 {
     (void)state;
-    CoordStats *st = &g_st;
-    coord_stats_init(st, 0);
-    coord_stats_set_engines(st, 3);
-    xt_set_name(&st->table, 1, "x");
-    coord_stats_add(st, OUTCOME_RED_WIN, REASON_TIME_FORFEIT, 30, 2, 1, 0, true);
-    coord_stats_add(st, OUTCOME_BLACK_WIN, REASON_ENGINE_CRASH, 40, 2, 1, 0, true);
-    coord_stats_add_pair(st, 2, 1, OUTCOME_RED_WIN, OUTCOME_BLACK_WIN);
-    coord_stats_worker_game(st, "n1", 0, REASON_TIME_FORFEIT);
-    coord_stats_worker_game(st, "n1", 0, REASON_ENGINE_CRASH);
-    coord_stats_worker_game(st, "n2", 0, REASON_ILLEGAL_MOVE);
-    coord_stats_worker_game(st, "n1", 3, REASON_CHECKMATE);
-    coord_stats_worker_game(st, "a", 9, REASON_CHECKMATE);
+    RunStats *st = &g_st;
+    runstats_init(st, 0);
+    runstats_set_engines(st, 3);
+    crosstable_set_name(&st->table, 1, "x");
+    runstats_add(st, OUTCOME_RED_WIN, REASON_TIME_FORFEIT, 30, 2, 1, 0, true);
+    runstats_add(st, OUTCOME_BLACK_WIN, REASON_ENGINE_CRASH, 40, 2, 1, 0, true);
+    runstats_add_pair(st, 2, 1, OUTCOME_RED_WIN, OUTCOME_BLACK_WIN);
+    runstats_worker_game(st, "n1", 0, REASON_TIME_FORFEIT);
+    runstats_worker_game(st, "n1", 0, REASON_ENGINE_CRASH);
+    runstats_worker_game(st, "n2", 0, REASON_ILLEGAL_MOVE);
+    runstats_worker_game(st, "n1", 3, REASON_CHECKMATE);
+    runstats_worker_game(st, "a", 9, REASON_CHECKMATE);
     assert_int_equal(st->time_losses[1], 1);
     assert_int_equal(st->crashes[2], 1);
     assert_int_equal(st->nworkers, 4);
@@ -394,10 +394,10 @@ static void test_stats_tournament_and_ranks(void **state)
     assert_int_equal(st->workers[2].rank, 3);
     assert_string_equal(st->workers[3].host, "n2");
     assert_int_equal(stats_pairs(&st->match), 0); /* engines 0 and 1 did not meet */
-    CoordStatsContext cx = {.pairs_done = 1, .pairs_target = 3, .workers = 2, .now = 1};
+    RunStatsContext cx = {.pairs_done = 1, .pairs_target = 3, .workers = 2, .now = 1};
     StrBuf b;
     strbuf_init(&b);
-    coord_stats_json(st, &cx, "summary", NULL, true, &b);
+    runstats_json(st, &cx, "summary", NULL, true, &b);
     const char *j = strbuf_text(&b);
     assert_non_null(strstr(j, "\"engines\":[\"engine 0\",\"x\",\"engine 2\"]"));
     assert_non_null(strstr(j, "\"crashes\":[0,0,1]"));
@@ -410,14 +410,14 @@ static void test_stats_tournament_and_ranks(void **state)
     assert_non_null(strstr(j, "\"ranking\":["));
     strbuf_free(&b);
     strbuf_init(&b);
-    coord_stats_summary_text(st, &cx, &b);
+    runstats_summary_text(st, &cx, &b);
     assert_non_null(strstr(strbuf_text(&b), "rank 0 on n2: 1 games, 0 crashes, 0 time losses, 1"));
     assert_non_null(strstr(strbuf_text(&b), "crosstable"));
     strbuf_free(&b);
     char line[512];
-    coord_stats_progress_text(st, &cx, line, sizeof line);
+    runstats_progress_text(st, &cx, line, sizeof line);
     assert_non_null(strstr(line, "leader x 50.00 % (1/2)"));
-    coord_stats_free(st);
+    runstats_free(st);
 }
 
 int main(void)

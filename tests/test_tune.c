@@ -68,7 +68,7 @@ static bool write_runfile(const char *path, int games, uint64_t seed, char *why,
     memset(p, 0, sizeof p);
     for (int i = 0; i < 2; i++) {
         p[i].engine = e[i];
-        limits_clear(&p[i].limits);
+        time_limits_clear(&p[i].limits);
         p[i].limits.nodes = i ? 300 : 150;
     }
     GameSettings gs;

@@ -250,7 +250,7 @@ static void go_perft(Uci *uci, char **tok, int n)
 static bool parse_go(Uci *uci, char **tok, int n, SearchLimits *l)
 {
     Color us = engine_position(uci->engine)->side, them = color_flip(us);
-    limits_clear(l);
+    time_limits_clear(l);
     for (int i = 1; i < n; i++) {
         const char *k = tok[i];
         const char *v = i + 1 < n ? tok[i + 1] : NULL;

@@ -6,7 +6,7 @@
 
 #include "notation.h"
 #include "record.h"
-#include "report.h"
+#include "diag.h"
 #include "timeman.h"
 
 enum {
@@ -574,14 +574,14 @@ static GameSearchStatus xb_wait(ExtEngine *e, int64_t deadline, SearchResult *ou
             return GAME_SEARCH_RESIGN;
         }
         if (is_claim(text)) {
-            report_info("engine '%s' claims %.200s (the referee decides)", e->cfg.command, text);
+            diag_info("engine '%s' claims %.200s (the referee decides)", e->cfg.command, text);
         } else if (!strncmp(text, "Illegal move", 12)) {
             /* it refused a move of the game: its board is not the game's */
             extproc_fail(&e->proc, "engine refused a move: %.200s", text);
             ext_kill(e, false);
             return GAME_SEARCH_CRASH;
         } else if (!strncmp(text, "Error", 5) || starts_with_word(text, "tellusererror")) {
-            report_info("engine '%s': %.200s", e->cfg.command, text);
+            diag_info("engine '%s': %.200s", e->cfg.command, text);
         } else {
             exttrans_parse_thinking(text, out);
         }

@@ -7,7 +7,7 @@
 
 #include <zmq.h>
 
-#include "report.h"
+#include "diag.h"
 #include "timeman.h"
 
 enum {
@@ -231,7 +231,7 @@ static void on_ack(Link *l, const ProtoAck *a)
             continue;
         if (a->status == PROTO_ACK_REJECTED) {
             l->rejected++;
-            report_warn("game %u of pair %llu was rejected by the coordinator (see its log)",
+            diag_warn("game %u of pair %llu was rejected by the coordinator (see its log)",
                         a->game_in_pair, (unsigned long long)a->pair_id);
         }
         free(p->frame);
@@ -257,7 +257,7 @@ static void due_sends(Link *l, int64_t now)
         if (now < p->next_send_ms)
             continue;
         if (p->next_send_ms)
-            report_info("no ACK for game %u of pair %llu: sending it again", p->game_in_pair,
+            diag_info("no ACK for game %u of pair %llu: sending it again", p->game_in_pair,
                         (unsigned long long)p->pair_id);
         if (send_frame(l, p->frame, p->len)) {
             p->next_send_ms = now + p->backoff_ms;
@@ -310,7 +310,7 @@ static void monitor_events(Link *l)
         memcpy(&value, ev + 2, sizeof value);
         if (event == ZMQ_EVENT_DISCONNECTED) {
             if (l->up)
-                report_warn("lost the connection to %s; reconnecting", addr);
+                diag_warn("lost the connection to %s; reconnecting", addr);
             l->up = false;
             continue;
         }
@@ -322,7 +322,7 @@ static void monitor_events(Link *l)
         l->failed_handshakes = 0;
         if (l->connects++ == 0)
             continue;
-        report_info("connected to %s again: sending HELLO and %d unacknowledged games", addr,
+        diag_info("connected to %s again: sending HELLO and %d unacknowledged games", addr,
                     l->npending);
         if (l->hello)
             send_frame(l, l->hello, l->hello_len);
@@ -344,7 +344,7 @@ static bool receive(Link *l, ProtoMsg *out, bool *for_caller)
     *for_caller = false;
     ProtoError err;
     if (n > PROTO_MAX_MESSAGE || !proto_decode(l->buf, (size_t)n, out, &err)) {
-        report_warn("bad message from the coordinator: %s",
+        diag_warn("bad message from the coordinator: %s",
                     n > PROTO_MAX_MESSAGE ? "too long" : err.msg);
         return true;
     }
@@ -361,7 +361,7 @@ static bool receive(Link *l, ProtoMsg *out, bool *for_caller)
         *for_caller = true;
         break;
     default:
-        report_warn("unexpected %s from the coordinator", proto_type_name(out->type));
+        diag_warn("unexpected %s from the coordinator", proto_type_name(out->type));
         break;
     }
     return true;

@@ -19,7 +19,7 @@
 
 #include "link.h"
 #include "play.h"
-#include "report.h"
+#include "diag.h"
 #include "timeman.h"
 
 enum {
@@ -154,7 +154,7 @@ static void on_message(Rank *r)
     if (r->in->type == PROTO_DONE)
         r->done = true;
     else if (r->in->type == PROTO_ERROR)
-        report_warn("coordinator: %s", r->in->error.text);
+        diag_warn("coordinator: %s", r->in->error.text);
 }
 
 /* Keeps the link alive (heartbeats, ACKs, resends) without waiting; also called while
@@ -188,7 +188,7 @@ static void play_pair(Rank *r, const ProtoWork *work)
     GamePlayer players[2];
     char err[400];
     if (!play_prepare(&r->engines, work, players, err, sizeof err)) {
-        report_warn("cannot play pair %llu: %s", (unsigned long long)work->pair_id, err);
+        diag_warn("cannot play pair %llu: %s", (unsigned long long)work->pair_id, err);
         send_error_text(r, err);
         r->failed = true;
         return;
@@ -216,7 +216,7 @@ static void play_pair(Rank *r, const ProtoWork *work)
         if (st != GAME_OK) {
             snprintf(err, sizeof err, "pair %llu game %d: %s", (unsigned long long)work->pair_id, g,
                      gerr.msg);
-            report_warn("%s", err);
+            diag_warn("%s", err);
             send_error_text(r, err);
             r->failed = true;
             return;
@@ -356,7 +356,7 @@ int main(int argc, char **argv)
         WORKER_MPI(MPI_Finalize());
         return status < 0 ? 0 : status;
     }
-    report_init(rank, host, opt.quiet);
+    diag_init(rank, host, opt.quiet);
 
     Rank r;
     memset(&r, 0, sizeof r);
@@ -377,7 +377,7 @@ int main(int argc, char **argv)
     r.link = link_open(ctx, opt.endpoint, identity, (uint32_t)rank, opt.timeout,
                        opt.secret_file[0] ? opt.server_key : NULL, &opt.keys);
     memset(&opt.keys, 0, sizeof opt.keys);
-    report_info("rank %d of %d, pid %ld, connecting to %s%s", rank, size, (long)getpid(),
+    diag_info("rank %d of %d, pid %ld, connecting to %s%s", rank, size, (long)getpid(),
                 opt.endpoint, opt.secret_file[0] ? " with CURVE" : "");
 
     ProtoMsg hello;
@@ -394,14 +394,14 @@ int main(int argc, char **argv)
     work_loop(&r);
     double wall = (double)(time_now_ms() - start) / 1000.0;
     if (r.lost && link_refusal(r.link)[0])
-        report_warn("%s; giving up with %d games unacknowledged", link_refusal(r.link),
+        diag_warn("%s; giving up with %d games unacknowledged", link_refusal(r.link),
                     link_unacked(r.link));
     else if (r.lost)
-        report_warn("coordinator %s has not answered for %.0f s: giving up with %d games "
+        diag_warn("coordinator %s has not answered for %.0f s: giving up with %d games "
                     "unacknowledged",
                     opt.endpoint, opt.timeout, link_unacked(r.link));
     else if (r.done)
-        report_info("done: %" PRIu64 " games played, %" PRIu64 " rejected", r.games,
+        diag_info("done: %" PRIu64 " games played, %" PRIu64 " rejected", r.games,
                     link_rejected(r.link));
 
     link_close(&r.link, !r.lost);

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
+#include "diag.h"
 
 void play_engines_init(PlayEngines *pe)
 {
@@ -62,7 +62,7 @@ static bool ready_external(PlayEngines *pe, int p, const ProtoPlayer *pl, char *
     }
     if (ext_start(pe->ext[p], err, size))
         return true;
-    report_warn("%s; starting it once more", err);
+    diag_warn("%s; starting it once more", err);
     return ext_start(pe->ext[p], err, size);
 }
 
@@ -120,7 +120,7 @@ bool play_prepare(PlayEngines *pe, const ProtoWork *w, GamePlayer players[2], ch
         players[p].clock_base_ms = pl->tc_base_ms;
         players[p].clock_inc_ms = pl->tc_inc_ms;
         players[p].margin_ms = pl->margin_ms;
-        limits_clear(&players[p].limits);
+        time_limits_clear(&players[p].limits);
         players[p].limits.nodes = pl->nodes;
         players[p].limits.depth = pl->depth;
         players[p].limits.movetime = pl->movetime_ms;

@@ -9,8 +9,8 @@
  * silence, released, dropped). ACKs wait for the run file's flush, so a worker that
  * finishes pairs faster than the group commit acknowledges them is held back here.
  */
-#ifndef CHUHE_COORD_LIMITS_H
-#define CHUHE_COORD_LIMITS_H
+#ifndef CHUHE_LIMITS_H
+#define CHUHE_LIMITS_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-#include "coord_stats.h"
+#include "runstats.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,41 +8,41 @@
 #include "coord_log.h"
 #include "rules.h"
 
-void coord_stats_init(CoordStats *st, double now)
+void runstats_init(RunStats *st, double now)
 {
     memset(st, 0, sizeof *st);
     st->start = now;
     stats_counts_init(&st->match);
     sprt_params_default(&st->sprt);
-    coord_stats_set_engines(st, 2);
+    runstats_set_engines(st, 2);
 }
 
-void coord_stats_free(CoordStats *st)
+void runstats_free(RunStats *st)
 {
     free(st->workers);
     st->workers = NULL;
     st->nworkers = st->workers_cap = 0;
 }
 
-void coord_stats_set_engines(CoordStats *st, int engines)
+void runstats_set_engines(RunStats *st, int engines)
 {
-    xt_init(&st->table, engines);
+    crosstable_init(&st->table, engines);
     st->engines = st->table.n;
 }
 
-static bool valid_engine(const CoordStats *st, int e)
+static bool valid_engine(const RunStats *st, int e)
 {
     return e >= 0 && e < st->engines;
 }
 
-void coord_stats_add_pair(CoordStats *st, int first, int second, Outcome o0, Outcome o1)
+void runstats_add_pair(RunStats *st, int first, int second, Outcome o0, Outcome o1)
 {
-    xt_add_pair(&st->table, first, second, o0, o1);
+    crosstable_add_pair(&st->table, first, second, o0, o1);
     if (first + second == 1 && first * second == 0) /* engines 0 and 1: the match */
-        stats_add_pair(&st->match, xt_score(o0, first == 0), xt_score(o1, first != 0));
+        stats_add_pair(&st->match, crosstable_score(o0, first == 0), crosstable_score(o1, first != 0));
 }
 
-SprtState coord_stats_sprt(const CoordStats *st, double *llr)
+SprtState runstats_sprt(const RunStats *st, double *llr)
 {
     *llr = 0;
     if (!st->has_sprt)
@@ -51,7 +51,7 @@ SprtState coord_stats_sprt(const CoordStats *st, double *llr)
     return sprt_state(&st->sprt, *llr);
 }
 
-void coord_stats_add(CoordStats *st, Outcome o, Reason reason, int plies, int red, int black,
+void runstats_add(RunStats *st, Outcome o, Reason reason, int plies, int red, int black,
                      uint64_t nodes, bool session)
 {
     if (!valid_engine(st, red) || !valid_engine(st, black))
@@ -79,7 +79,7 @@ void coord_stats_add(CoordStats *st, Outcome o, Reason reason, int plies, int re
         st->player[red][1]++;
         st->player[black][1]++;
     }
-    xt_add_game(&st->table, red, black, o);
+    crosstable_add_game(&st->table, red, black, o);
     if (session) {
         st->session_games++;
         st->session_positions += (uint64_t)plies;
@@ -92,14 +92,14 @@ static Outcome stored_outcome(const RunGame *g)
     return g->outcome > 0 ? OUTCOME_RED_WIN : g->outcome < 0 ? OUTCOME_BLACK_WIN : OUTCOME_DRAW;
 }
 
-bool coord_stats_add_stored(CoordStats *st, const RunFile *rf, uint64_t game_id, uint64_t nodes,
+bool runstats_add_stored(RunStats *st, const RunFile *rf, uint64_t game_id, uint64_t nodes,
                             bool session)
 {
     const RunGame *g = runfile_game(rf, game_id);
     if (!g)
         return false;
     Outcome o = stored_outcome(g);
-    coord_stats_add(st, o, (Reason)g->reason, g->plies, g->red, g->black, nodes, session);
+    runstats_add(st, o, (Reason)g->reason, g->plies, g->red, g->black, nodes, session);
     uint64_t other;
     if (!runfile_find_game(rf, g->pair_id, 1u - g->game_in_pair, &other) || other >= game_id)
         return false;
@@ -108,11 +108,11 @@ bool coord_stats_add_stored(CoordStats *st, const RunFile *rf, uint64_t game_id,
     if (!g || !partner)
         return false;
     const RunGame *g0 = g->game_in_pair ? partner : g, *g1 = g->game_in_pair ? g : partner;
-    coord_stats_add_pair(st, g0->red, g0->black, stored_outcome(g0), stored_outcome(g1));
+    runstats_add_pair(st, g0->red, g0->black, stored_outcome(g0), stored_outcome(g1));
     return true;
 }
 
-void coord_stats_worker_game(CoordStats *st, const char *host, uint32_t rank, Reason reason)
+void runstats_worker_game(RunStats *st, const char *host, uint32_t rank, Reason reason)
 {
     /* kept in (host, rank) order, the order of the report */
     int i = 0, c = 1;
@@ -145,14 +145,14 @@ void coord_stats_worker_game(CoordStats *st, const char *host, uint32_t rank, Re
     w->illegal_moves += reason == REASON_ILLEGAL_MOVE;
 }
 
-static double elapsed(const CoordStats *st, const CoordStatsContext *cx)
+static double elapsed(const RunStats *st, const RunStatsContext *cx)
 {
     double t = cx->now - st->start;
     return t > 1e-3 ? t : 1e-3;
 }
 
 /* Seconds to the target at this session's pair rate; negative when unknown. */
-static double eta(const CoordStats *st, const CoordStatsContext *cx)
+static double eta(const RunStats *st, const RunStatsContext *cx)
 {
     if (cx->pairs_done >= cx->pairs_target)
         return 0;
@@ -178,20 +178,20 @@ static void duration_text(double s, char *buf, size_t size)
 }
 
 /* "leader NAME 62.50 % (5/8)": the first of the ranking, once a game is stored. */
-static void leader_text(const CoordStats *st, char *buf, size_t size)
+static void leader_text(const RunStats *st, char *buf, size_t size)
 {
-    XtRow rows[XT_MAX];
-    xt_ranking(&st->table, rows);
+    CrosstableRow rows[XT_MAX];
+    crosstable_ranking(&st->table, rows);
     char nb[XT_NAME_SIZE], pc[32];
     if (rows[0].games == 0)
         snprintf(buf, size, "no games yet");
     else
         snprintf(buf, size, "leader %s %s %% (%g/%" PRIu64 ")",
-                 xt_name(&st->table, rows[0].engine, nb), stats_num_text(pc, 100 * rows[0].score),
+                 crosstable_name(&st->table, rows[0].engine, nb), stats_num_text(pc, 100 * rows[0].score),
                  rows[0].points, rows[0].games);
 }
 
-void coord_stats_progress_text(const CoordStats *st, const CoordStatsContext *cx, char *buf,
+void runstats_progress_text(const RunStats *st, const RunStatsContext *cx, char *buf,
                                size_t size)
 {
     double t = elapsed(st, cx);
@@ -219,21 +219,21 @@ void coord_stats_progress_text(const CoordStats *st, const CoordStatsContext *cx
     }
 }
 
-void coord_stats_rating_text(const CoordStats *st, char *buf, size_t size)
+void runstats_rating_text(const RunStats *st, char *buf, size_t size)
 {
     if (st->engines == 2) {
         stats_format(buf, size, &st->match, STATS_PENTANOMIAL, st->has_sprt ? &st->sprt : NULL,
                      STATS_REPORT_LINE);
         return;
     }
-    XtRow rows[XT_MAX];
-    int n = xt_ranking(&st->table, rows);
+    CrosstableRow rows[XT_MAX];
+    int n = crosstable_ranking(&st->table, rows);
     size_t len = 0;
     buf[0] = '\0';
     for (int r = 0; r < n && len + 1 < size; r++) {
         char nb[XT_NAME_SIZE], pc[32];
         int k = snprintf(buf + len, size - len, "%s%d. %s %s %%", r ? ", " : "", r + 1,
-                         xt_name(&st->table, rows[r].engine, nb),
+                         crosstable_name(&st->table, rows[r].engine, nb),
                          stats_num_text(pc, 100 * rows[r].score));
         if (k < 0)
             break;
@@ -249,7 +249,7 @@ static void json_u64s(StrBuf *o, const char *key, const uint64_t *v, int n)
     strbuf_printf(o, "]");
 }
 
-static void json_match(const CoordStats *st, StrBuf *o)
+static void json_match(const RunStats *st, StrBuf *o)
 {
     json_u64s(o, "penta", st->match.penta, STATS_PENTA_NB);
     StatsEstimate est;
@@ -266,7 +266,7 @@ static void json_match(const CoordStats *st, StrBuf *o)
     strbuf_json_number(o, est.los);
     if (st->has_sprt) {
         double llr;
-        SprtState ss = coord_stats_sprt(st, &llr);
+        SprtState ss = runstats_sprt(st, &llr);
         strbuf_printf(
             o,
             ",\"sprt\":{\"model\":\"%s\",\"elo0\":%g,\"elo1\":%g,\"alpha\":%g,\"beta\":%g,"
@@ -278,7 +278,7 @@ static void json_match(const CoordStats *st, StrBuf *o)
     }
 }
 
-static void json_workers(const CoordStats *st, StrBuf *o)
+static void json_workers(const RunStats *st, StrBuf *o)
 {
     strbuf_printf(o, ",\"ranks\":[");
     for (int i = 0; i < st->nworkers; i++) {
@@ -293,7 +293,7 @@ static void json_workers(const CoordStats *st, StrBuf *o)
     strbuf_printf(o, "]");
 }
 
-void coord_stats_json(const CoordStats *st, const CoordStatsContext *cx, const char *event,
+void runstats_json(const RunStats *st, const RunStatsContext *cx, const char *event,
                       const char *extra, bool final, StrBuf *o)
 {
     double t = elapsed(st, cx);
@@ -312,7 +312,7 @@ void coord_stats_json(const CoordStats *st, const CoordStatsContext *cx, const c
     for (int e = 0; e < st->engines; e++) {
         char nb[XT_NAME_SIZE];
         strbuf_printf(o, "%s", e ? "," : "");
-        strbuf_json_string(o, xt_name(&st->table, e, nb));
+        strbuf_json_string(o, crosstable_name(&st->table, e, nb));
     }
     strbuf_printf(o, "],\"players\":[");
     for (int p = 0; p < st->engines; p++)
@@ -322,11 +322,11 @@ void coord_stats_json(const CoordStats *st, const CoordStatsContext *cx, const c
     if (st->engines == 2) {
         json_match(st, o);
     } else {
-        XtRow rows[XT_MAX];
-        xt_ranking(&st->table, rows);
+        CrosstableRow rows[XT_MAX];
+        crosstable_ranking(&st->table, rows);
         char nb[XT_NAME_SIZE];
         strbuf_printf(o, ",\"leader\":{\"engine\":%d,\"name\":", rows[0].engine);
-        strbuf_json_string(o, xt_name(&st->table, rows[0].engine, nb));
+        strbuf_json_string(o, crosstable_name(&st->table, rows[0].engine, nb));
         strbuf_printf(o, ",\"games\":%" PRIu64 ",\"points\":%.1f,\"score\":%.4f}", rows[0].games,
                       rows[0].points, rows[0].score);
     }
@@ -356,12 +356,12 @@ void coord_stats_json(const CoordStats *st, const CoordStatsContext *cx, const c
                 first = false;
             }
         strbuf_printf(o, "},");
-        xt_json(&st->table, o);
+        crosstable_json(&st->table, o);
     }
     strbuf_printf(o, "}");
 }
 
-void coord_stats_summary_text(const CoordStats *st, const CoordStatsContext *cx, StrBuf *o)
+void runstats_summary_text(const RunStats *st, const RunStatsContext *cx, StrBuf *o)
 {
     static const char *const INDENT = "             ";
     double t = elapsed(st, cx);
@@ -396,7 +396,7 @@ void coord_stats_summary_text(const CoordStats *st, const CoordStatsContext *cx,
         strbuf_printf(o,
                       "%s player %d (%s): %" PRIu64 " on time, %" PRIu64 " crashes, %" PRIu64
                       " illegal moves\n",
-                      e ? INDENT + 1 : "  losses    ", e, xt_name(&st->table, e, nb),
+                      e ? INDENT + 1 : "  losses    ", e, crosstable_name(&st->table, e, nb),
                       st->time_losses[e], st->crashes[e], st->illegal[e]);
     }
     for (int i = 0; i < st->nworkers; i++) {
@@ -409,7 +409,7 @@ void coord_stats_summary_text(const CoordStats *st, const CoordStatsContext *cx,
     }
     if (st->engines > 2) {
         strbuf_printf(o, "  tournament %d engines, %" PRIu64 " games\n", st->engines, st->games);
-        xt_format(&st->table, INDENT, o);
+        crosstable_format(&st->table, INDENT, o);
     } else if (stats_pairs(&st->match) > 0) {
         char text[1024];
         stats_format(text, sizeof text, &st->match, STATS_PENTANOMIAL,

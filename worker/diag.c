@@ -1,4 +1,4 @@
-#include "report.h"
+#include "diag.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 static char prefix[128] = "chuhe-worker";
 static bool be_quiet = false;
 
-void report_init(int rank, const char *host, bool quiet)
+void diag_init(int rank, const char *host, bool quiet)
 {
     snprintf(prefix, sizeof prefix, "chuhe-worker[%d@%s]", rank, host);
     be_quiet = quiet;
@@ -24,7 +24,7 @@ static void vline(const char *fmt, va_list ap)
     fflush(stderr);
 }
 
-void report_info(const char *fmt, ...)
+void diag_info(const char *fmt, ...)
 {
     if (be_quiet)
         return;
@@ -34,7 +34,7 @@ void report_info(const char *fmt, ...)
     va_end(ap);
 }
 
-void report_warn(const char *fmt, ...)
+void diag_warn(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -42,7 +42,7 @@ void report_warn(const char *fmt, ...)
     va_end(ap);
 }
 
-void report_fatal_at(const char *file, int line, const char *fmt, ...)
+void diag_fatal_at(const char *file, int line, const char *fmt, ...)
 {
     char text[1024];
     va_list ap;
@@ -59,7 +59,7 @@ void report_fatal_at(const char *file, int line, const char *fmt, ...)
     exit(3);
 }
 
-void report_mpi_check(int rc, const char *what, const char *file, int line)
+void diag_mpi_check(int rc, const char *what, const char *file, int line)
 {
     if (rc == MPI_SUCCESS)
         return;
@@ -67,5 +67,5 @@ void report_mpi_check(int rc, const char *what, const char *file, int line)
     int len = 0;
     if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
         snprintf(msg, sizeof msg, "error %d", rc);
-    report_fatal_at(file, line, "%s: %s", what, msg);
+    diag_fatal_at(file, line, "%s: %s", what, msg);
 }

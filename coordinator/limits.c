@@ -1,4 +1,4 @@
-#include "coord_limits.h"
+#include "limits.h"
 
 #include <string.h>
 

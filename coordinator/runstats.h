@@ -4,8 +4,8 @@
  * (the crosstable), per worker rank, and their text and JSON forms for the progress
  * line and the final summary.
  */
-#ifndef CHUHE_COORD_STATS_H
-#define CHUHE_COORD_STATS_H
+#ifndef CHUHE_RUNSTATS_H
+#define CHUHE_RUNSTATS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -45,7 +45,7 @@ typedef struct {
     uint64_t time_losses[XT_MAX], crashes[XT_MAX], illegal[XT_MAX]; /* per engine */
     CoordWorkerCount *workers; /* this session's ranks, by host, then rank */
     int nworkers, workers_cap;
-} CoordStats;
+} RunStats;
 
 /* What the stats do not hold: the schedule and the workers. */
 typedef struct {
@@ -53,50 +53,50 @@ typedef struct {
     uint64_t requeued, dropped;
     int workers; /* live workers */
     double now;
-} CoordStatsContext;
+} RunStatsContext;
 
-/* Two engines named "" (coord_stats_set_engines and xt_set_name on table name them). */
-void coord_stats_init(CoordStats *st, double now);
-void coord_stats_free(CoordStats *st);
-void coord_stats_set_engines(CoordStats *st, int engines);
+/* Two engines named "" (runstats_set_engines and crosstable_set_name on table name them). */
+void runstats_init(RunStats *st, double now);
+void runstats_free(RunStats *st);
+void runstats_set_engines(RunStats *st, int engines);
 
 /* Counts one stored game: red and black are the engines (0..engines-1), nodes the
  * engine nodes its moves took, session whether it was stored in this session. */
-void coord_stats_add(CoordStats *st, Outcome o, Reason reason, int plies, int red, int black,
+void runstats_add(RunStats *st, Outcome o, Reason reason, int plies, int red, int black,
                      uint64_t nodes, bool session);
 
 /* Counts a pair whose two games are stored: first had Red in game 0 (outcome o0) and
  * Black in game 1 (o1). */
-void coord_stats_add_pair(CoordStats *st, int first, int second, Outcome o0, Outcome o1);
+void runstats_add_pair(RunStats *st, int first, int second, Outcome o0, Outcome o1);
 
 /* Counts the run file's game game_id (its players are the engines: player id e is
  * engine e) and, when its partner is stored with a lower id, their pair; true when a
  * pair was counted. For a restart (every game in id order) and for each new game. */
-bool coord_stats_add_stored(CoordStats *st, const RunFile *rf, uint64_t game_id, uint64_t nodes,
+bool runstats_add_stored(RunStats *st, const RunFile *rf, uint64_t game_id, uint64_t nodes,
                             bool session);
 
 /* Counts a game of this session for the worker rank that sent it. */
-void coord_stats_worker_game(CoordStats *st, const char *host, uint32_t rank, Reason reason);
+void runstats_worker_game(RunStats *st, const char *host, uint32_t rank, Reason reason);
 
 /* The SPRT's log-likelihood ratio and verdict on the pairs so far (pentanomial);
  * SPRT_CONTINUE without an SPRT. */
-SprtState coord_stats_sprt(const CoordStats *st, double *llr);
+SprtState runstats_sprt(const RunStats *st, double *llr);
 
 /* The one-line progress text: the match statistics for two engines, the leader for
  * more. */
-void coord_stats_progress_text(const CoordStats *st, const CoordStatsContext *cx, char *buf,
+void runstats_progress_text(const RunStats *st, const RunStatsContext *cx, char *buf,
                                size_t size);
 
 /* One rating line for the log: the match statistics, or the ranking in short. */
-void coord_stats_rating_text(const CoordStats *st, char *buf, size_t size);
+void runstats_rating_text(const RunStats *st, char *buf, size_t size);
 
 /* A JSON object (one line, no newline) with "event": event, the members in extra (JSON
  * text such as "\"status\":\"complete\"", may be NULL) and the same numbers, appended
  * to out. With final set, the endings by reason and the crosstable are added. */
-void coord_stats_json(const CoordStats *st, const CoordStatsContext *cx, const char *event,
+void runstats_json(const RunStats *st, const RunStatsContext *cx, const char *event,
                       const char *extra, bool final, StrBuf *out);
 
 /* The final summary, several lines, each ending in '\n', appended to out. */
-void coord_stats_summary_text(const CoordStats *st, const CoordStatsContext *cx, StrBuf *out);
+void runstats_summary_text(const RunStats *st, const RunStatsContext *cx, StrBuf *out);
 
 #endif

@@ -17,8 +17,8 @@
  *                          v   |
  *                         QUEUED      (DROPPED: given up after repeated rejections)
  */
-#ifndef CHUHE_COORD_SCHEDULE_H
-#define CHUHE_COORD_SCHEDULE_H
+#ifndef CHUHE_SCHED_H
+#define CHUHE_SCHED_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-#include "coord_schedule.h"
+#include "sched.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,11 +98,11 @@ bool sched_init(Schedule *s, const CoordConfig *cfg, SchedError *err)
     s->seed = cfg->seed;
     s->engines = cfg->engines;
     s->kind = TOUR_ROUNDROBIN;
-    if (cfg->tournament[0] && !tour_kind_parse(cfg->tournament, &s->kind)) {
+    if (cfg->tournament[0] && !tournament_kind_parse(cfg->tournament, &s->kind)) {
         snprintf(err->msg, sizeof err->msg, "unknown tournament '%s'", cfg->tournament);
         return false;
     }
-    if (tour_pairings(s->kind, s->engines) == 0) {
+    if (tournament_pairings(s->kind, s->engines) == 0) {
         snprintf(err->msg, sizeof err->msg, "%d engines: 2 to %d are possible", s->engines,
                  TOUR_MAX_ENGINES);
         return false;
@@ -131,12 +131,12 @@ bool sched_init(Schedule *s, const CoordConfig *cfg, SchedError *err)
 
 void sched_pair_engines(const Schedule *s, uint64_t id, int *first, int *second)
 {
-    tour_pair_engines(s->kind, s->engines, id, first, second);
+    tournament_pair_engines(s->kind, s->engines, id, first, second);
 }
 
 uint64_t sched_pairings(const Schedule *s)
 {
-    return tour_pairings(s->kind, s->engines);
+    return tournament_pairings(s->kind, s->engines);
 }
 
 void sched_free(Schedule *s)

@@ -148,9 +148,10 @@ static FILE *open_key_file(const char *path, bool secret, KeysError *err)
         return NULL;
     }
     if (secret && (st.st_mode & 077)) {
-        ERROR_SET(err,
-             "%s: a secret key must be private to its owner, but its mode is %04o (chmod 600 %s)",
-             path, (unsigned)(st.st_mode & 07777), path);
+        ERROR_SET(
+            err,
+            "%s: a secret key must be private to its owner, but its mode is %04o (chmod 600 %s)",
+            path, (unsigned)(st.st_mode & 07777), path);
         fclose(f);
         return NULL;
     }
@@ -169,7 +170,7 @@ static bool keep_one(void *ctx, const char *key, const char *name, int line, Key
     OneKey *o = ctx;
     if (o->line)
         return ERROR_SET(err, "%s:%d: a second key (the first is on line %d); a key file holds one",
-                    o->path, line, o->line);
+                         o->path, line, o->line);
     snprintf(o->key, sizeof o->key, "%s", key);
     o->line = line;
     return true;
@@ -197,7 +198,8 @@ bool keys_read_secret(const char *path, KeyPair *out, KeysError *err)
     if (!read_one(path, true, out->secret_z85, err))
         return false;
     if (zmq_curve_public(out->public_z85, out->secret_z85) != 0)
-        return ERROR_SET(err, "%s: cannot derive the public key: %s", path, zmq_strerror(zmq_errno()));
+        return ERROR_SET(err, "%s: cannot derive the public key: %s", path,
+                         zmq_strerror(zmq_errno()));
     return true;
 }
 
@@ -214,7 +216,8 @@ static bool write_new(const char *path, mode_t mode, const char *text, KeysError
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
     if (fd < 0)
         return ERROR_SET(err, "%s: %s", path,
-                    errno == EEXIST ? "exists (a key file is never overwritten)" : strerror(errno));
+                         errno == EEXIST ? "exists (a key file is never overwritten)"
+                                         : strerror(errno));
     size_t len = strlen(text), done = 0;
     bool ok = fchmod(fd, mode) == 0;
     while (ok && done < len) {
@@ -309,13 +312,14 @@ bool keys_allow_load(const char *path, AllowList *out, KeysError *err)
     Loader ld = {out, 0};
     int n = each_key(f, path, add_key, &ld, err);
     fclose(f);
-    bool ok = n > 0 || (n == 0 && ERROR_SET(err, "%s: no keys (one Z85 public key per line)", path));
+    bool ok =
+        n > 0 || (n == 0 && ERROR_SET(err, "%s: no keys (one Z85 public key per line)", path));
     if (ok) {
         qsort(out->keys, (size_t)out->count, sizeof *out->keys, by_key);
         for (int i = 1; i < out->count && ok; i++)
             if (!strcmp(out->keys[i].z85, out->keys[i - 1].z85))
                 ok = ERROR_SET(err, "%s:%d: the same key as line %d", path, out->keys[i].line,
-                          out->keys[i - 1].line);
+                               out->keys[i - 1].line);
     }
     if (!ok)
         keys_allow_free(out);

@@ -102,11 +102,10 @@ static bool check_player(const ProtoPlayer *p, int i, ProtoError *err)
         return ERROR_SET(err, "WORK player %d: depth %u exceeds %d", i, p->depth, MAX_PLY);
     if (p->movetime_ms > MOVETIME_MAX_MS)
         return ERROR_SET(err, "WORK player %d: movetime %u ms exceeds %d", i, p->movetime_ms,
-                    MOVETIME_MAX_MS);
+                         MOVETIME_MAX_MS);
     if (!p->nodes && !p->depth && !p->movetime_ms && !p->tc_base_ms)
         return ERROR_SET(err, "WORK player %d: no nodes, depth, movetime or clock limit", i);
-    if (p->tc_base_ms > 24u * 3600 * 1000 || p->tc_inc_ms > MOVETIME_MAX_MS ||
-        p->margin_ms > 60000)
+    if (p->tc_base_ms > 24u * 3600 * 1000 || p->tc_inc_ms > MOVETIME_MAX_MS || p->margin_ms > 60000)
         return ERROR_SET(err, "WORK player %d: clock, increment or margin out of range", i);
     if (!p->tc_base_ms && p->tc_inc_ms)
         return ERROR_SET(err, "WORK player %d: an increment without a clock", i);
@@ -114,10 +113,11 @@ static bool check_player(const ProtoPlayer *p, int i, ProtoError *err)
         return ERROR_SET(err, "WORK player %d: unknown engine protocol %u", i, p->protocol);
     bool external = p->kind == PROTO_ENGINE_EXTERNAL;
     if (external && (!p->command[0] || p->weights[0]))
-        return ERROR_SET(err, "WORK player %d: an external engine needs a command and no weights", i);
+        return ERROR_SET(err, "WORK player %d: an external engine needs a command and no weights",
+                         i);
     if (!external && (p->command[0] || p->options[0] || p->dir[0] || p->protocol))
-        return ERROR_SET(err, "WORK player %d: a built-in engine has no command, options or protocol",
-                    i);
+        return ERROR_SET(
+            err, "WORK player %d: a built-in engine has no command, options or protocol", i);
     return check_text(p->weights, sizeof p->weights, false,
                       i ? "WORK player 1 weights" : "WORK player 0 weights", err) &&
            check_text(p->command, sizeof p->command, false, "WORK player command", err) &&
@@ -395,8 +395,8 @@ static bool need(Reader *r, size_t n, const char *field)
         return false;
     if (n > r->len - r->pos) {
         r->failed = true;
-        ERROR_SET(r->err, "%s: truncated at %s (offset %zu: %zu bytes needed, %zu left)", r->type, field,
-             PROTO_HEADER_SIZE + r->pos, n, r->len - r->pos);
+        ERROR_SET(r->err, "%s: truncated at %s (offset %zu: %zu bytes needed, %zu left)", r->type,
+                  field, PROTO_HEADER_SIZE + r->pos, n, r->len - r->pos);
         return false;
     }
     return true;
@@ -570,8 +570,8 @@ static void get_payload(Reader *r, ProtoMsg *m)
 bool proto_decode(const uint8_t *buf, size_t len, ProtoMsg *out, ProtoError *err)
 {
     if (!buf || len < PROTO_HEADER_SIZE)
-        return ERROR_SET(err, "frame of %zu bytes is shorter than the %d-byte header", buf ? len : 0,
-                    PROTO_HEADER_SIZE);
+        return ERROR_SET(err, "frame of %zu bytes is shorter than the %d-byte header",
+                         buf ? len : 0, PROTO_HEADER_SIZE);
     if (len > PROTO_MAX_MESSAGE)
         return ERROR_SET(err, "frame of %zu bytes exceeds %d", len, PROTO_MAX_MESSAGE);
     uint32_t magic = 0, payload = 0;
@@ -589,7 +589,7 @@ bool proto_decode(const uint8_t *buf, size_t len, ProtoMsg *out, ProtoError *err
         return ERROR_SET(err, "unknown message type %u", type);
     if (payload != len - PROTO_HEADER_SIZE)
         return ERROR_SET(err, "%s: header says %u payload bytes, frame has %zu", TYPE_NAMES[type],
-                    payload, len - PROTO_HEADER_SIZE);
+                         payload, len - PROTO_HEADER_SIZE);
 
     proto_init(out, (ProtoType)type);
     Reader r = {buf + PROTO_HEADER_SIZE, payload, 0, TYPE_NAMES[type], err, false};
@@ -598,6 +598,6 @@ bool proto_decode(const uint8_t *buf, size_t len, ProtoMsg *out, ProtoError *err
         return false;
     if (r.pos != r.len)
         return ERROR_SET(err, "%s: %zu unexpected bytes after the payload", TYPE_NAMES[type],
-                    r.len - r.pos);
+                         r.len - r.pos);
     return proto_check(out, err);
 }

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,16 +10,8 @@
 
 #include <zmq.h>
 
-static bool fail(KeysError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static bool fail(KeysError *err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
-    return false;
-}
+#include "array.h"
+#include "error.h"
 
 bool keys_curve_available(void)
 {
@@ -126,7 +117,7 @@ static int each_key(FILE *f, const char *path, KeyFn on_key, void *ctx, KeysErro
             k = parse_line(line, key, name, why, sizeof why);
         if (k == LINE_BAD) {
             free(line);
-            return fail(err, "%s:%d: %s", path, lineno, why), -1;
+            return ERROR_SET(err, "%s:%d: %s", path, lineno, why), -1;
         }
         if (k == LINE_KEY) {
             if (!on_key(ctx, key, name, lineno, err)) {
@@ -138,7 +129,7 @@ static int each_key(FILE *f, const char *path, KeyFn on_key, void *ctx, KeysErro
     }
     free(line);
     if (ferror(f))
-        return fail(err, "%s: %s", path, strerror(errno ? errno : EIO)), -1;
+        return ERROR_SET(err, "%s: %s", path, strerror(errno ? errno : EIO)), -1;
     return keys;
 }
 
@@ -147,19 +138,20 @@ static FILE *open_key_file(const char *path, bool secret, KeysError *err)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
-        fail(err, "%s: %s", path, strerror(errno));
+        ERROR_SET(err, "%s: %s", path, strerror(errno));
         return NULL;
     }
     struct stat st;
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fail(err, "%s: not a regular file", path);
+        ERROR_SET(err, "%s: not a regular file", path);
         fclose(f);
         return NULL;
     }
     if (secret && (st.st_mode & 077)) {
-        fail(err,
-             "%s: a secret key must be private to its owner, but its mode is %04o (chmod 600 %s)",
-             path, (unsigned)(st.st_mode & 07777), path);
+        ERROR_SET(
+            err,
+            "%s: a secret key must be private to its owner, but its mode is %04o (chmod 600 %s)",
+            path, (unsigned)(st.st_mode & 07777), path);
         fclose(f);
         return NULL;
     }
@@ -177,8 +169,8 @@ static bool keep_one(void *ctx, const char *key, const char *name, int line, Key
     (void)name;
     OneKey *o = ctx;
     if (o->line)
-        return fail(err, "%s:%d: a second key (the first is on line %d); a key file holds one",
-                    o->path, line, o->line);
+        return ERROR_SET(err, "%s:%d: a second key (the first is on line %d); a key file holds one",
+                         o->path, line, o->line);
     snprintf(o->key, sizeof o->key, "%s", key);
     o->line = line;
     return true;
@@ -196,7 +188,7 @@ static bool read_one(const char *path, bool secret, char z85[KEYS_Z85_LEN + 1], 
     if (n < 0)
         return false;
     if (n == 0)
-        return fail(err, "%s: no key in the file", path);
+        return ERROR_SET(err, "%s: no key in the file", path);
     snprintf(z85, KEYS_Z85_LEN + 1, "%s", o.key);
     return true;
 }
@@ -206,7 +198,8 @@ bool keys_read_secret(const char *path, KeyPair *out, KeysError *err)
     if (!read_one(path, true, out->secret_z85, err))
         return false;
     if (zmq_curve_public(out->public_z85, out->secret_z85) != 0)
-        return fail(err, "%s: cannot derive the public key: %s", path, zmq_strerror(zmq_errno()));
+        return ERROR_SET(err, "%s: cannot derive the public key: %s", path,
+                         zmq_strerror(zmq_errno()));
     return true;
 }
 
@@ -222,8 +215,9 @@ static bool write_new(const char *path, mode_t mode, const char *text, KeysError
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
     if (fd < 0)
-        return fail(err, "%s: %s", path,
-                    errno == EEXIST ? "exists (a key file is never overwritten)" : strerror(errno));
+        return ERROR_SET(err, "%s: %s", path,
+                         errno == EEXIST ? "exists (a key file is never overwritten)"
+                                         : strerror(errno));
     size_t len = strlen(text), done = 0;
     bool ok = fchmod(fd, mode) == 0;
     while (ok && done < len) {
@@ -242,7 +236,7 @@ static bool write_new(const char *path, mode_t mode, const char *text, KeysError
     }
     if (!ok) {
         unlink(path);
-        return fail(err, "%s: %s", path, strerror(e));
+        return ERROR_SET(err, "%s: %s", path, strerror(e));
     }
     return true;
 }
@@ -250,18 +244,18 @@ static bool write_new(const char *path, mode_t mode, const char *text, KeysError
 bool keys_generate(const char *basename, KeyPair *out, KeysError *err)
 {
     if (!keys_curve_available())
-        return fail(err, "this libzmq has no CURVE support (zmq_has(\"curve\") is false)");
+        return ERROR_SET(err, "this libzmq has no CURVE support (zmq_has(\"curve\") is false)");
     char secret_path[4096], public_path[4096];
     if (!basename[0] ||
         snprintf(secret_path, sizeof secret_path, "%s.key", basename) >= (int)sizeof secret_path)
-        return fail(err, "keygen: '%s' is not a usable base name", basename);
+        return ERROR_SET(err, "keygen: '%s' is not a usable base name", basename);
     snprintf(public_path, sizeof public_path, "%s.pub", basename);
     const char *paths[2] = {secret_path, public_path};
     for (int i = 0; i < 2; i++)
         if (access(paths[i], F_OK) == 0)
-            return fail(err, "%s exists (a key file is never overwritten)", paths[i]);
+            return ERROR_SET(err, "%s exists (a key file is never overwritten)", paths[i]);
     if (zmq_curve_keypair(out->public_z85, out->secret_z85) != 0)
-        return fail(err, "zmq_curve_keypair: %s", zmq_strerror(zmq_errno()));
+        return ERROR_SET(err, "zmq_curve_keypair: %s", zmq_strerror(zmq_errno()));
     const char *slash = strrchr(basename, '/');
     const char *name = slash ? slash + 1 : basename;
     char text[KEYS_LINE_MAX * 2];
@@ -285,21 +279,15 @@ bool keys_generate(const char *basename, KeyPair *out, KeysError *err)
 
 typedef struct {
     AllowList *list;
-    int cap;
+    size_t cap;
 } Loader;
 
 static bool add_key(void *ctx, const char *key, const char *name, int line, KeysError *err)
 {
     Loader *ld = ctx;
     AllowList *l = ld->list;
-    if (l->count == ld->cap) {
-        int cap = ld->cap ? ld->cap * 2 : 64;
-        AllowedKey *k = realloc(l->keys, (size_t)cap * sizeof *k);
-        if (!k)
-            return fail(err, "out of memory for %d keys", cap);
-        l->keys = k;
-        ld->cap = cap;
-    }
+    if (!array_reserve((void **)&l->keys, &ld->cap, (size_t)l->count + 1, sizeof *l->keys, 64))
+        return ERROR_SET(err, "out of memory for %d keys", l->count + 1);
     AllowedKey *k = &l->keys[l->count++];
     snprintf(k->z85, sizeof k->z85, "%s", key);
     snprintf(k->name, sizeof k->name, "%s", name);
@@ -324,13 +312,14 @@ bool keys_allow_load(const char *path, AllowList *out, KeysError *err)
     Loader ld = {out, 0};
     int n = each_key(f, path, add_key, &ld, err);
     fclose(f);
-    bool ok = n > 0 || (n == 0 && fail(err, "%s: no keys (one Z85 public key per line)", path));
+    bool ok =
+        n > 0 || (n == 0 && ERROR_SET(err, "%s: no keys (one Z85 public key per line)", path));
     if (ok) {
         qsort(out->keys, (size_t)out->count, sizeof *out->keys, by_key);
         for (int i = 1; i < out->count && ok; i++)
             if (!strcmp(out->keys[i].z85, out->keys[i - 1].z85))
-                ok = fail(err, "%s:%d: the same key as line %d", path, out->keys[i].line,
-                          out->keys[i - 1].line);
+                ok = ERROR_SET(err, "%s:%d: the same key as line %d", path, out->keys[i].line,
+                               out->keys[i - 1].line);
     }
     if (!ok)
         keys_allow_free(out);

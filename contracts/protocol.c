@@ -1,9 +1,9 @@
 #include "protocol.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "error.h"
 #include "score.h"
 
 /* The longest frame: a GAME with a full record and the longest start FEN. */
@@ -58,19 +58,6 @@ void proto_init(ProtoMsg *m, ProtoType type)
     m->type = type;
 }
 
-static bool fail(ProtoError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static bool fail(ProtoError *err, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-    return false;
-}
-
 /* ------------------------------------------------------------------------------------
  * Range checks, shared by encoding and decoding
  * ------------------------------------------------------------------------------------ */
@@ -81,11 +68,11 @@ static bool check_text(const char *s, size_t size, bool ascii, const char *what,
 {
     size_t n = strnlen(s, size);
     if (n == size)
-        return fail(err, "%s: longer than %zu bytes", what, size - 1);
+        return ERROR_SET(err, "%s: longer than %zu bytes", what, size - 1);
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c < 0x20 || c == 0x7f || (ascii && c > 0x7e))
-            return fail(err, "%s: byte %zu is 0x%02x, not allowed in text", what, i, c);
+            return ERROR_SET(err, "%s: byte %zu is 0x%02x, not allowed in text", what, i, c);
     }
     return true;
 }
@@ -100,9 +87,9 @@ static bool move_ok(Move m)
 static bool check_hello(const ProtoHello *h, ProtoError *err)
 {
     if (h->world_size < 1 || h->rank >= h->world_size)
-        return fail(err, "HELLO: rank %u outside world size %u", h->rank, h->world_size);
+        return ERROR_SET(err, "HELLO: rank %u outside world size %u", h->rank, h->world_size);
     if (h->pid == 0)
-        return fail(err, "HELLO: pid is 0");
+        return ERROR_SET(err, "HELLO: pid is 0");
     return check_text(h->hostname, sizeof h->hostname, false, "HELLO hostname", err) &&
            check_text(h->version, sizeof h->version, false, "HELLO version", err);
 }
@@ -110,27 +97,27 @@ static bool check_hello(const ProtoHello *h, ProtoError *err)
 static bool check_player(const ProtoPlayer *p, int i, ProtoError *err)
 {
     if (p->kind >= PROTO_ENGINE_KIND_NB)
-        return fail(err, "WORK player %d: unknown engine kind %u", i, p->kind);
+        return ERROR_SET(err, "WORK player %d: unknown engine kind %u", i, p->kind);
     if (p->depth > MAX_PLY)
-        return fail(err, "WORK player %d: depth %u exceeds %d", i, p->depth, MAX_PLY);
+        return ERROR_SET(err, "WORK player %d: depth %u exceeds %d", i, p->depth, MAX_PLY);
     if (p->movetime_ms > MOVETIME_MAX_MS)
-        return fail(err, "WORK player %d: movetime %u ms exceeds %d", i, p->movetime_ms,
-                    MOVETIME_MAX_MS);
+        return ERROR_SET(err, "WORK player %d: movetime %u ms exceeds %d", i, p->movetime_ms,
+                         MOVETIME_MAX_MS);
     if (!p->nodes && !p->depth && !p->movetime_ms && !p->tc_base_ms)
-        return fail(err, "WORK player %d: no nodes, depth, movetime or clock limit", i);
-    if (p->tc_base_ms > 24u * 3600 * 1000 || p->tc_inc_ms > MOVETIME_MAX_MS ||
-        p->margin_ms > 60000)
-        return fail(err, "WORK player %d: clock, increment or margin out of range", i);
+        return ERROR_SET(err, "WORK player %d: no nodes, depth, movetime or clock limit", i);
+    if (p->tc_base_ms > 24u * 3600 * 1000 || p->tc_inc_ms > MOVETIME_MAX_MS || p->margin_ms > 60000)
+        return ERROR_SET(err, "WORK player %d: clock, increment or margin out of range", i);
     if (!p->tc_base_ms && p->tc_inc_ms)
-        return fail(err, "WORK player %d: an increment without a clock", i);
+        return ERROR_SET(err, "WORK player %d: an increment without a clock", i);
     if (p->protocol >= PROTO_EXT_NB)
-        return fail(err, "WORK player %d: unknown engine protocol %u", i, p->protocol);
+        return ERROR_SET(err, "WORK player %d: unknown engine protocol %u", i, p->protocol);
     bool external = p->kind == PROTO_ENGINE_EXTERNAL;
     if (external && (!p->command[0] || p->weights[0]))
-        return fail(err, "WORK player %d: an external engine needs a command and no weights", i);
+        return ERROR_SET(err, "WORK player %d: an external engine needs a command and no weights",
+                         i);
     if (!external && (p->command[0] || p->options[0] || p->dir[0] || p->protocol))
-        return fail(err, "WORK player %d: a built-in engine has no command, options or protocol",
-                    i);
+        return ERROR_SET(
+            err, "WORK player %d: a built-in engine has no command, options or protocol", i);
     return check_text(p->weights, sizeof p->weights, false,
                       i ? "WORK player 1 weights" : "WORK player 0 weights", err) &&
            check_text(p->command, sizeof p->command, false, "WORK player command", err) &&
@@ -141,14 +128,14 @@ static bool check_player(const ProtoPlayer *p, int i, ProtoError *err)
 static bool check_settings(const ProtoGameSettings *s, ProtoError *err)
 {
     if (s->max_plies < 1 || s->max_plies > RECORD_MAX_PLIES)
-        return fail(err, "WORK: max_plies %u outside 1..%d", s->max_plies, RECORD_MAX_PLIES);
+        return ERROR_SET(err, "WORK: max_plies %u outside 1..%d", s->max_plies, RECORD_MAX_PLIES);
     if (s->resign_moves > RECORD_MAX_PLIES || s->draw_moves > RECORD_MAX_PLIES ||
         s->draw_after > RECORD_MAX_PLIES)
-        return fail(err, "WORK: adjudication move counts exceed %d", RECORD_MAX_PLIES);
+        return ERROR_SET(err, "WORK: adjudication move counts exceed %d", RECORD_MAX_PLIES);
     if (s->resign_moves && (s->resign_score < 1 || s->resign_score > VALUE_MATE))
-        return fail(err, "WORK: resign_score %u outside 1..%d", s->resign_score, VALUE_MATE);
+        return ERROR_SET(err, "WORK: resign_score %u outside 1..%d", s->resign_score, VALUE_MATE);
     if (s->resign_score > VALUE_MATE || s->draw_score > VALUE_MATE)
-        return fail(err, "WORK: adjudication scores exceed %d", VALUE_MATE);
+        return ERROR_SET(err, "WORK: adjudication scores exceed %d", VALUE_MATE);
     return true;
 }
 
@@ -157,10 +144,10 @@ static bool check_work(const ProtoWork *w, ProtoError *err)
     if (!check_text(w->opening_fen, sizeof w->opening_fen, true, "WORK opening_fen", err))
         return false;
     if (w->nmoves > PROTO_OPENING_MAX)
-        return fail(err, "WORK: %u opening moves exceed %d", w->nmoves, PROTO_OPENING_MAX);
+        return ERROR_SET(err, "WORK: %u opening moves exceed %d", w->nmoves, PROTO_OPENING_MAX);
     for (int i = 0; i < w->nmoves; i++)
         if (!move_ok(w->moves[i]))
-            return fail(err, "WORK: opening move %d (0x%04x) is not a move", i, w->moves[i]);
+            return ERROR_SET(err, "WORK: opening move %d (0x%04x) is not a move", i, w->moves[i]);
     for (int i = 0; i < 2; i++)
         if (!check_player(&w->players[i], i, err))
             return false;
@@ -171,28 +158,28 @@ static bool check_game(const ProtoGame *g, ProtoError *err)
 {
     const GameRecord *r = &g->rec;
     if (g->game_in_pair > 1)
-        return fail(err, "GAME: game_in_pair %u is not 0 or 1", g->game_in_pair);
+        return ERROR_SET(err, "GAME: game_in_pair %u is not 0 or 1", g->game_in_pair);
     if (!check_text(r->start_fen, sizeof r->start_fen, true, "GAME start_fen", err))
         return false;
     if (!r->start_fen[0])
-        return fail(err, "GAME: empty start_fen");
+        return ERROR_SET(err, "GAME: empty start_fen");
     if (r->nplies < 0 || r->nplies > RECORD_MAX_PLIES)
-        return fail(err, "GAME: %d plies outside 0..%d", r->nplies, RECORD_MAX_PLIES);
+        return ERROR_SET(err, "GAME: %d plies outside 0..%d", r->nplies, RECORD_MAX_PLIES);
     for (int i = 0; i < r->nplies; i++) {
         const RecordPly *p = &r->plies[i];
         if (!move_ok(p->move))
-            return fail(err, "GAME: ply %d: move 0x%04x is not a move", i, p->move);
+            return ERROR_SET(err, "GAME: ply %d: move 0x%04x is not a move", i, p->move);
         if (p->best != MOVE_NONE && !move_ok(p->best))
-            return fail(err, "GAME: ply %d: best move 0x%04x is not a move", i, p->best);
+            return ERROR_SET(err, "GAME: ply %d: best move 0x%04x is not a move", i, p->best);
         if (p->score < -VALUE_MATE || p->score > VALUE_MATE)
-            return fail(err, "GAME: ply %d: score %d outside +-%d", i, p->score, VALUE_MATE);
+            return ERROR_SET(err, "GAME: ply %d: score %d outside +-%d", i, p->score, VALUE_MATE);
         if (p->flags & ~RECORD_FLAGS_ALL)
-            return fail(err, "GAME: ply %d: unknown flags 0x%02x", i, p->flags);
+            return ERROR_SET(err, "GAME: ply %d: unknown flags 0x%02x", i, p->flags);
     }
     if (r->outcome <= OUTCOME_NONE || r->outcome > OUTCOME_BLACK_WIN)
-        return fail(err, "GAME: outcome %d is not a finished game's", (int)r->outcome);
+        return ERROR_SET(err, "GAME: outcome %d is not a finished game's", (int)r->outcome);
     if ((unsigned)r->reason >= REASON_NB)
-        return fail(err, "GAME: unknown reason %d", (int)r->reason);
+        return ERROR_SET(err, "GAME: unknown reason %d", (int)r->reason);
     return true;
 }
 
@@ -207,13 +194,13 @@ bool proto_check(const ProtoMsg *m, ProtoError *err)
         return check_game(&m->game, err);
     case PROTO_ACK:
         if (m->ack.game_in_pair > 1)
-            return fail(err, "ACK: game_in_pair %u is not 0 or 1", m->ack.game_in_pair);
+            return ERROR_SET(err, "ACK: game_in_pair %u is not 0 or 1", m->ack.game_in_pair);
         if (m->ack.status >= PROTO_ACK_STATUS_NB)
-            return fail(err, "ACK: unknown status %u", m->ack.status);
+            return ERROR_SET(err, "ACK: unknown status %u", m->ack.status);
         return true;
     case PROTO_WAIT:
         if (m->wait.retry_ms < 1 || m->wait.retry_ms > WAIT_MAX_MS)
-            return fail(err, "WAIT: retry_ms %u outside 1..%d", m->wait.retry_ms, WAIT_MAX_MS);
+            return ERROR_SET(err, "WAIT: retry_ms %u outside 1..%d", m->wait.retry_ms, WAIT_MAX_MS);
         return true;
     case PROTO_ERROR:
         return check_text(m->error.text, sizeof m->error.text, false, "ERROR text", err);
@@ -222,7 +209,7 @@ bool proto_check(const ProtoMsg *m, ProtoError *err)
     case PROTO_DONE:
         return true;
     default:
-        return fail(err, "unknown message type %d", (int)m->type);
+        return ERROR_SET(err, "unknown message type %d", (int)m->type);
     }
 }
 
@@ -381,7 +368,7 @@ size_t proto_encode(const ProtoMsg *m, uint8_t *buf, size_t cap, ProtoError *err
     put_u32(&w, 0); /* payload length, patched below */
     put_payload(&w, m);
     if (w.overflow) {
-        fail(err, "%s: does not fit in %zu bytes", proto_type_name(m->type), cap);
+        ERROR_SET(err, "%s: does not fit in %zu bytes", proto_type_name(m->type), cap);
         return 0;
     }
     uint32_t n = (uint32_t)(w.len - PROTO_HEADER_SIZE);
@@ -408,8 +395,8 @@ static bool need(Reader *r, size_t n, const char *field)
         return false;
     if (n > r->len - r->pos) {
         r->failed = true;
-        fail(r->err, "%s: truncated at %s (offset %zu: %zu bytes needed, %zu left)", r->type, field,
-             PROTO_HEADER_SIZE + r->pos, n, r->len - r->pos);
+        ERROR_SET(r->err, "%s: truncated at %s (offset %zu: %zu bytes needed, %zu left)", r->type,
+                  field, PROTO_HEADER_SIZE + r->pos, n, r->len - r->pos);
         return false;
     }
     return true;
@@ -453,7 +440,7 @@ static void get_str(Reader *r, char *dst, size_t size, const char *field)
         return;
     if (n >= size) {
         r->failed = true;
-        fail(r->err, "%s: %s of %zu bytes exceeds %zu", r->type, field, n, size - 1);
+        ERROR_SET(r->err, "%s: %s of %zu bytes exceeds %zu", r->type, field, n, size - 1);
         return;
     }
     if (!need(r, n, field))
@@ -462,7 +449,7 @@ static void get_str(Reader *r, char *dst, size_t size, const char *field)
     dst[n] = '\0';
     if (strlen(dst) != n) {
         r->failed = true;
-        fail(r->err, "%s: %s holds a NUL byte", r->type, field);
+        ERROR_SET(r->err, "%s: %s holds a NUL byte", r->type, field);
         return;
     }
     r->pos += n;
@@ -494,7 +481,7 @@ static void get_work(Reader *r, ProtoWork *k)
     k->nmoves = get_u16(r, "nmoves");
     if (!r->failed && k->nmoves > PROTO_OPENING_MAX) {
         r->failed = true;
-        fail(r->err, "WORK: %u opening moves exceed %d", k->nmoves, PROTO_OPENING_MAX);
+        ERROR_SET(r->err, "WORK: %u opening moves exceed %d", k->nmoves, PROTO_OPENING_MAX);
         return;
     }
     for (int i = 0; i < k->nmoves && !r->failed; i++)
@@ -521,7 +508,7 @@ static void get_game(Reader *r, ProtoGame *g)
     unsigned n = get_u16(r, "nplies");
     if (!r->failed && n > RECORD_MAX_PLIES) {
         r->failed = true;
-        fail(r->err, "GAME: %u plies exceed %d", n, RECORD_MAX_PLIES);
+        ERROR_SET(r->err, "GAME: %u plies exceed %d", n, RECORD_MAX_PLIES);
         return;
     }
     rec->nplies = (int)n;
@@ -583,10 +570,10 @@ static void get_payload(Reader *r, ProtoMsg *m)
 bool proto_decode(const uint8_t *buf, size_t len, ProtoMsg *out, ProtoError *err)
 {
     if (!buf || len < PROTO_HEADER_SIZE)
-        return fail(err, "frame of %zu bytes is shorter than the %d-byte header", buf ? len : 0,
-                    PROTO_HEADER_SIZE);
+        return ERROR_SET(err, "frame of %zu bytes is shorter than the %d-byte header",
+                         buf ? len : 0, PROTO_HEADER_SIZE);
     if (len > PROTO_MAX_MESSAGE)
-        return fail(err, "frame of %zu bytes exceeds %d", len, PROTO_MAX_MESSAGE);
+        return ERROR_SET(err, "frame of %zu bytes exceeds %d", len, PROTO_MAX_MESSAGE);
     uint32_t magic = 0, payload = 0;
     for (int i = 0; i < 4; i++) {
         magic |= (uint32_t)buf[i] << (8 * i);
@@ -595,14 +582,14 @@ bool proto_decode(const uint8_t *buf, size_t len, ProtoMsg *out, ProtoError *err
     unsigned version = buf[4] | (unsigned)buf[5] << 8;
     unsigned type = buf[6] | (unsigned)buf[7] << 8;
     if (magic != PROTO_MAGIC)
-        return fail(err, "bad magic 0x%08x (not a chuhe message)", magic);
+        return ERROR_SET(err, "bad magic 0x%08x (not a chuhe message)", magic);
     if (version != PROTO_VERSION)
-        return fail(err, "protocol version %u, expected %d", version, PROTO_VERSION);
+        return ERROR_SET(err, "protocol version %u, expected %d", version, PROTO_VERSION);
     if (type < 1 || type >= PROTO_TYPE_NB)
-        return fail(err, "unknown message type %u", type);
+        return ERROR_SET(err, "unknown message type %u", type);
     if (payload != len - PROTO_HEADER_SIZE)
-        return fail(err, "%s: header says %u payload bytes, frame has %zu", TYPE_NAMES[type],
-                    payload, len - PROTO_HEADER_SIZE);
+        return ERROR_SET(err, "%s: header says %u payload bytes, frame has %zu", TYPE_NAMES[type],
+                         payload, len - PROTO_HEADER_SIZE);
 
     proto_init(out, (ProtoType)type);
     Reader r = {buf + PROTO_HEADER_SIZE, payload, 0, TYPE_NAMES[type], err, false};
@@ -610,7 +597,7 @@ bool proto_decode(const uint8_t *buf, size_t len, ProtoMsg *out, ProtoError *err
     if (r.failed)
         return false;
     if (r.pos != r.len)
-        return fail(err, "%s: %zu unexpected bytes after the payload", TYPE_NAMES[type],
-                    r.len - r.pos);
+        return ERROR_SET(err, "%s: %zu unexpected bytes after the payload", TYPE_NAMES[type],
+                         r.len - r.pos);
     return proto_check(out, err);
 }

@@ -33,7 +33,7 @@
  * the file. The price is that readers cannot open the file while the writer has it open
  * (HDF5 file locking refuses them); exports and the tuner read finished or stopped runs.
  * HDF5 itself has no atomic commit, so the file is created with the file space strategy
- * NONE and every batch is fenced (runfile.c explains how): in 4000 kills at random
+ * NONE and every batch is fenced (runfence.c explains how): in 4000 kills at random
  * moments of back-to-back flushes, no file was lost and no flushed game was missing.
  * A kill inside a flush can leave that batch half written; on reopening, its rows are
  * ignored (read) or dropped (append) and runfile_recovery_note() says so. They were never

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
+
 /* 95 % two-sided normal quantile, and normalized Elo per unit of t-value. */
 static const double Z95 = 1.959963984540054;
 #define NELO_K (800.0 / M_LN10)
@@ -20,18 +22,6 @@ static const double Z95 = 1.959963984540054;
 static const double ZERO_COUNT = 1e-3;
 
 enum { MAX_BINS = STATS_PENTA_NB };
-
-static void set_error(StatsError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void set_error(StatsError *err, const char *fmt, ...)
-{
-    if (!err)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
-}
 
 /* ------------------------------------------------------------------------ counting */
 
@@ -43,6 +33,12 @@ void stats_counts_init(StatsCounts *c)
 static bool score_ok(StatsScore s)
 {
     return (unsigned)s < STATS_SCORE_NB;
+}
+
+StatsScore stats_game_score(int red_result, bool a_red)
+{
+    StatsScore red = red_result > 0 ? STATS_WIN : red_result < 0 ? STATS_LOSS : STATS_DRAW;
+    return a_red ? red : (StatsScore)(STATS_WIN - red);
 }
 
 bool stats_add_game(StatsCounts *c, StatsScore s)
@@ -195,28 +191,20 @@ void sprt_params_default(SprtParams *p)
 
 bool sprt_check(const SprtParams *p, StatsError *err)
 {
-    if ((unsigned)p->model >= SPRT_MODEL_NB) {
-        set_error(err, "unknown SPRT model %d", (int)p->model);
-        return false;
-    }
-    if (!(p->alpha > 0 && p->alpha < 1) || !(p->beta > 0 && p->beta < 1)) {
-        set_error(err, "alpha and beta must lie strictly between 0 and 1 (alpha=%g, beta=%g)",
-                  p->alpha, p->beta);
-        return false;
-    }
-    if (!(p->alpha + p->beta < 1)) {
-        set_error(err, "alpha + beta must be below 1 (alpha=%g, beta=%g)", p->alpha, p->beta);
-        return false;
-    }
-    if (!(fabs(p->elo0) <= SPRT_ELO_LIMIT) || !(fabs(p->elo1) <= SPRT_ELO_LIMIT)) {
-        set_error(err, "elo0 and elo1 must lie within +-%g (elo0=%g, elo1=%g)", SPRT_ELO_LIMIT,
-                  p->elo0, p->elo1);
-        return false;
-    }
-    if (!(p->elo0 < p->elo1)) {
-        set_error(err, "elo0 must be below elo1 (elo0=%g, elo1=%g)", p->elo0, p->elo1);
-        return false;
-    }
+    if ((unsigned)p->model >= SPRT_MODEL_NB)
+        return ERROR_SET(err, "unknown SPRT model %d", (int)p->model);
+    if (!(p->alpha > 0 && p->alpha < 1) || !(p->beta > 0 && p->beta < 1))
+        return ERROR_SET(err,
+                         "alpha and beta must lie strictly between 0 and 1 (alpha=%g, beta=%g)",
+                         p->alpha, p->beta);
+    if (!(p->alpha + p->beta < 1))
+        return ERROR_SET(err, "alpha + beta must be below 1 (alpha=%g, beta=%g)", p->alpha,
+                         p->beta);
+    if (!(fabs(p->elo0) <= SPRT_ELO_LIMIT) || !(fabs(p->elo1) <= SPRT_ELO_LIMIT))
+        return ERROR_SET(err, "elo0 and elo1 must lie within +-%g (elo0=%g, elo1=%g)",
+                         SPRT_ELO_LIMIT, p->elo0, p->elo1);
+    if (!(p->elo0 < p->elo1))
+        return ERROR_SET(err, "elo0 must be below elo1 (elo0=%g, elo1=%g)", p->elo0, p->elo1);
     return true;
 }
 
@@ -539,165 +527,13 @@ size_t stats_format(char *buf, size_t cap, const StatsCounts *c, StatsKind kind,
     return t.len;
 }
 
-/* ----------------------------------------------------------- command-line arguments */
-
-/* Counts above this are refused, so that sums and doubled counts cannot overflow and
- * every count is exact as a double. */
-static const uint64_t MAX_COUNT = 1000000000000000ULL;
-
-static bool is_blank(char ch)
-{
-    return ch == ' ' || ch == '\t';
-}
-
-/* One count from [s, end), blanks around it allowed. */
-static bool parse_count(const char *s, const char *end, uint64_t *v, const char *opt, int index,
-                        StatsError *err)
-{
-    while (s < end && is_blank(*s))
-        s++;
-    while (end > s && is_blank(end[-1]))
-        end--;
-    int len = (int)(end - s);
-    if (len == 0) {
-        set_error(err, "%s: number %d is missing", opt, index);
-        return false;
-    }
-    if (*s == '-') {
-        set_error(err, "%s: number %d is negative: '%.*s'", opt, index, len, s);
-        return false;
-    }
-    uint64_t x = 0;
-    for (const char *q = s; q < end; q++) {
-        if (*q < '0' || *q > '9') {
-            set_error(err, "%s: number %d is not a whole number: '%.*s'", opt, index, len, s);
-            return false;
-        }
-        x = x * 10 + (uint64_t)(*q - '0');
-        if (x > MAX_COUNT) {
-            set_error(err, "%s: number %d is too large (at most %" PRIu64 "): '%.*s'", opt, index,
-                      MAX_COUNT, len, s);
-            return false;
-        }
-    }
-    *v = x;
-    return true;
-}
-
-/*
- * Splits a comma-separated list of up to max counts. An item "a+b" is allowed only at
- * index plus_at (-1: nowhere); its parts go to plus[]. Returns the number of items, or
- * -1 with err set.
- */
-static int parse_list(const char *text, const char *opt, uint64_t *vals, int max, int plus_at,
-                      uint64_t plus[2], bool *has_plus, StatsError *err)
-{
-    int n = 0;
-    const char *s = text;
-    *has_plus = false;
-    if (!text || !*text) {
-        set_error(err, "%s: no numbers given", opt);
-        return -1;
-    }
-    for (;;) {
-        const char *end = strchr(s, ',');
-        if (!end)
-            end = s + strlen(s);
-        if (n == max) {
-            set_error(err, "%s: too many numbers (at most %d)", opt, max);
-            return -1;
-        }
-        const char *pl = memchr(s, '+', (size_t)(end - s));
-        if (pl) {
-            if (n != plus_at) {
-                set_error(err, "%s: number %d: only a pentanomial bin 2 may be a sum (WL+DD)", opt,
-                          n + 1);
-                return -1;
-            }
-            if (!parse_count(s, pl, &plus[0], opt, n + 1, err) ||
-                !parse_count(pl + 1, end, &plus[1], opt, n + 1, err))
-                return -1;
-            vals[n] = plus[0] + plus[1];
-            *has_plus = true;
-        } else if (!parse_count(s, end, &vals[n], opt, n + 1, err)) {
-            return -1;
-        }
-        n++;
-        if (!*end)
-            return n;
-        s = end + 1;
-    }
-}
-
-bool stats_parse_penta(const char *text, StatsCounts *out, StatsError *err)
-{
-    uint64_t v[STATS_PENTA_NB + 1], plus[2];
-    bool has_plus;
-    int n = parse_list(text, "--penta", v, STATS_PENTA_NB + 1, 2, plus, &has_plus, err);
-    if (n < 0)
-        return false;
-    if (n != STATS_PENTA_NB && n != STATS_PENTA_NB + 1) {
-        set_error(err,
-                  "--penta: give 5 numbers LL,LD,WL+DD,WD,WW or 6 numbers LL,LD,WL,DD,WD,WW, "
-                  "not %d",
-                  n);
-        return false;
-    }
-    if (has_plus && n != STATS_PENTA_NB) {
-        set_error(err, "--penta: WL+DD belongs to the five-number form only");
-        return false;
-    }
-    StatsCounts c;
-    stats_counts_init(&c);
-    if (n == STATS_PENTA_NB) {
-        memcpy(c.penta, v, sizeof c.penta);
-        if (has_plus) {
-            c.wl = plus[0];
-            c.dd = plus[1];
-        }
-    } else {
-        c.penta[0] = v[0];
-        c.penta[1] = v[1];
-        c.wl = v[2];
-        c.dd = v[3];
-        c.penta[2] = v[2] + v[3];
-        c.penta[3] = v[4];
-        c.penta[4] = v[5];
-    }
-    /* The games' W-D-L follows from the pairs once bin 2 is split. */
-    if (c.wl + c.dd == c.penta[2]) {
-        const uint64_t *p = c.penta;
-        c.tri[STATS_LOSS] = 2 * p[0] + p[1] + c.wl;
-        c.tri[STATS_DRAW] = p[1] + 2 * c.dd + p[3];
-        c.tri[STATS_WIN] = c.wl + p[3] + 2 * p[4];
-    }
-    *out = c;
-    return true;
-}
-
-bool stats_parse_wdl(const char *text, StatsCounts *out, StatsError *err)
-{
-    uint64_t v[3], plus[2];
-    bool has_plus;
-    int n = parse_list(text, "--wdl", v, 3, -1, plus, &has_plus, err);
-    if (n < 0)
-        return false;
-    if (n != 3) {
-        set_error(err, "--wdl: give 3 numbers W,D,L, not %d", n);
-        return false;
-    }
-    stats_counts_init(out);
-    out->tri[STATS_WIN] = v[0];
-    out->tri[STATS_DRAW] = v[1];
-    out->tri[STATS_LOSS] = v[2];
-    return true;
-}
+/* -------------------------------------------------------------------- SPRT text */
 
 /* A finite number filling all of text. */
 static bool parse_real(const char *text, double *v)
 {
     char *end;
-    if (!*text || is_blank(*text))
+    if (!*text || *text == ' ' || *text == '\t')
         return false;
     errno = 0;
     *v = strtod(text, &end);
@@ -726,15 +562,11 @@ bool sprt_parse_option(const char *arg, SprtParams *p, StatsError *err)
 {
     const char *val;
     int k = sprt_key(arg, &val);
-    if (k < 0) {
-        set_error(err, "-sprt: expected key=value, got '%s'", arg);
-        return false;
-    }
-    if (k == KEY_NB) {
-        set_error(err, "-sprt: unknown key '%.*s' (elo0, elo1, alpha, beta, model)",
-                  (int)(val - 1 - arg), arg);
-        return false;
-    }
+    if (k < 0)
+        return ERROR_SET(err, "-sprt: expected key=value, got '%s'", arg);
+    if (k == KEY_NB)
+        return ERROR_SET(err, "-sprt: unknown key '%.*s' (elo0, elo1, alpha, beta, model)",
+                         (int)(val - 1 - arg), arg);
     if (k == KEY_MODEL) {
         for (int m = 0; m < SPRT_MODEL_NB; m++) {
             if (strcmp(val, sprt_model_name((SprtModel)m)) == 0) {
@@ -742,22 +574,17 @@ bool sprt_parse_option(const char *arg, SprtParams *p, StatsError *err)
                 return true;
             }
         }
-        set_error(err, "-sprt: model must be normalized or logistic, got '%s'", val);
-        return false;
+        return ERROR_SET(err, "-sprt: model must be normalized or logistic, got '%s'", val);
     }
     double x;
-    if (!parse_real(val, &x)) {
-        set_error(err, "-sprt: %s must be a number, got '%s'", SPRT_KEYS[k], val);
-        return false;
-    }
-    if ((k == KEY_ALPHA || k == KEY_BETA) && !(x > 0 && x < 1)) {
-        set_error(err, "-sprt: %s must lie strictly between 0 and 1, got %s", SPRT_KEYS[k], val);
-        return false;
-    }
-    if ((k == KEY_ELO0 || k == KEY_ELO1) && !(fabs(x) <= SPRT_ELO_LIMIT)) {
-        set_error(err, "-sprt: %s must lie within +-%g, got %s", SPRT_KEYS[k], SPRT_ELO_LIMIT, val);
-        return false;
-    }
+    if (!parse_real(val, &x))
+        return ERROR_SET(err, "-sprt: %s must be a number, got '%s'", SPRT_KEYS[k], val);
+    if ((k == KEY_ALPHA || k == KEY_BETA) && !(x > 0 && x < 1))
+        return ERROR_SET(err, "-sprt: %s must lie strictly between 0 and 1, got %s", SPRT_KEYS[k],
+                         val);
+    if ((k == KEY_ELO0 || k == KEY_ELO1) && !(fabs(x) <= SPRT_ELO_LIMIT))
+        return ERROR_SET(err, "-sprt: %s must lie within +-%g, got %s", SPRT_KEYS[k],
+                         SPRT_ELO_LIMIT, val);
     double *field[] = {&p->elo0, &p->elo1, &p->alpha, &p->beta};
     *field[k] = x;
     return true;
@@ -770,18 +597,15 @@ bool sprt_parse_words(int n, char *const words[], SprtParams *p, StatsError *err
     for (int j = 0; j < n; j++) {
         const char *val;
         int k = sprt_key(words[j], &val);
-        if (k >= 0 && k < KEY_NB && seen[k]) {
-            set_error(err, "-sprt: %s given twice", SPRT_KEYS[k]);
-            return false;
-        }
+        if (k >= 0 && k < KEY_NB && seen[k])
+            return ERROR_SET(err, "-sprt: %s given twice", SPRT_KEYS[k]);
         if (!sprt_parse_option(words[j], p, err))
             return false;
         seen[k] = true;
     }
-    if (!seen[KEY_ELO0] || !seen[KEY_ELO1]) {
-        set_error(err, "-sprt: needs elo0=X and elo1=Y (then optionally alpha=, beta=, model=)");
-        return false;
-    }
+    if (!seen[KEY_ELO0] || !seen[KEY_ELO1])
+        return ERROR_SET(err,
+                         "-sprt: needs elo0=X and elo1=Y (then optionally alpha=, beta=, model=)");
     return sprt_check(p, err);
 }
 
@@ -790,88 +614,13 @@ bool sprt_parse_text(const char *text, SprtParams *p, StatsError *err)
     char copy[256];
     char *words[KEY_NB + 1];
     int n = 0;
-    if (snprintf(copy, sizeof copy, "%s", text) >= (int)sizeof copy) {
-        set_error(err, "-sprt: too long (at most %zu characters)", sizeof copy - 1);
-        return false;
-    }
+    if (snprintf(copy, sizeof copy, "%s", text) >= (int)sizeof copy)
+        return ERROR_SET(err, "-sprt: too long (at most %zu characters)", sizeof copy - 1);
     for (char *save = NULL, *w = strtok_r(copy, " ,", &save); w; w = strtok_r(NULL, " ,", &save)) {
-        if (n == KEY_NB) {
-            set_error(err, "-sprt: at most %d keys (elo0, elo1, alpha, beta, model)", KEY_NB);
-            return false;
-        }
+        if (n == KEY_NB)
+            return ERROR_SET(err, "-sprt: at most %d keys (elo0, elo1, alpha, beta, model)",
+                             KEY_NB);
         words[n++] = w;
     }
     return sprt_parse_words(n, words, p, err);
-}
-
-/* Parses the key=value words after -sprt, which is argv[*i]; leaves *i on the last one
- * used. */
-static bool parse_sprt_words(int argc, char *const argv[], int *i, SprtParams *p, StatsError *err)
-{
-    int j = *i + 1;
-    while (j < argc && argv[j][0] != '-' && strchr(argv[j], '='))
-        j++;
-    if (!sprt_parse_words(j - *i - 1, argv + *i + 1, p, err))
-        return false;
-    *i = j - 1;
-    return true;
-}
-
-bool stats_parse_args(int argc, char *const argv[], StatsArgs *out, StatsError *err)
-{
-    StatsArgs a;
-    bool have_counts = false;
-    memset(&a, 0, sizeof a);
-    stats_counts_init(&a.counts);
-    sprt_params_default(&a.sprt);
-
-    for (int i = 0; i < argc; i++) {
-        const char *arg = argv[i];
-        bool penta = strcmp(arg, "--penta") == 0, wdl = strcmp(arg, "--wdl") == 0;
-        if (penta || wdl) {
-            if (have_counts) {
-                set_error(err, "give one of --penta and --wdl, once");
-                return false;
-            }
-            if (i + 1 >= argc) {
-                set_error(err, "%s needs a list of numbers", arg);
-                return false;
-            }
-            i++;
-            if (penta ? !stats_parse_penta(argv[i], &a.counts, err)
-                      : !stats_parse_wdl(argv[i], &a.counts, err))
-                return false;
-            a.kind = penta ? STATS_PENTANOMIAL : STATS_TRINOMIAL;
-            have_counts = true;
-        } else if (strcmp(arg, "-sprt") == 0 || strcmp(arg, "--sprt") == 0) {
-            if (a.has_sprt) {
-                set_error(err, "-sprt given twice");
-                return false;
-            }
-            if (!parse_sprt_words(argc, argv, &i, &a.sprt, err))
-                return false;
-            a.has_sprt = true;
-        } else {
-            set_error(err, "unknown argument '%s'", arg);
-            return false;
-        }
-    }
-    if (!have_counts) {
-        set_error(err, "give the results: --penta LL,LD,WL+DD,WD,WW or --wdl W,D,L");
-        return false;
-    }
-    *out = a;
-    return true;
-}
-
-const char *stats_usage(void)
-{
-    return "stats (--penta LIST | --wdl W,D,L) [-sprt elo0=X elo1=Y [alpha=A] [beta=B] "
-           "[model=M]]\n"
-           "  --penta LL,LD,WL+DD,WD,WW  game pairs by A's points (0, 1/2, 1, 3/2, 2); bin 2\n"
-           "                             as one number or as WL+DD; or six numbers\n"
-           "                             LL,LD,WL,DD,WD,WW\n"
-           "  --wdl W,D,L                single games: A's wins, draws, losses\n"
-           "  -sprt elo0=X elo1=Y        SPRT of H0 elo=X against H1 elo=Y; alpha and beta\n"
-           "                             default to 0.05, model to normalized (or logistic)\n";
 }

@@ -3,8 +3,8 @@
  * be compared with theirs: counts of finished games and game pairs, Elo with its 95 %
  * error, normalized Elo, LOS, the draw ratio, the generalized SPRT (logistic and
  * normalized models), the report text shared by the live progress line and the final
- * report, and the parsing of the `stats` subcommand's arguments. Pure computation: no
- * I/O except into caller buffers.
+ * report, and the SPRT text every program reads. Pure computation: no I/O except into
+ * caller buffers. (The `stats` subcommand's arguments: coordinator/statscmd.h.)
  *
  * Everything is counted from engine A's view. Games come in pairs (one opening, colours
  * swapped); a pair is counted once both of its games have finished:
@@ -107,6 +107,10 @@ typedef struct {
 
 void stats_counts_init(StatsCounts *c);
 
+/* A's score in one game. red_result: the game's result from Red's view, as the run file
+ * stores it (> 0 Red won, 0 a draw, < 0 Black won); a_red: whether A had Red. */
+StatsScore stats_game_score(int red_result, bool a_red);
+
 /* Counts one finished game that will never be part of a counted pair (its partner
  * failed, or the match is not played in pairs). False, counting nothing, when s is not a
  * StatsScore. */
@@ -185,14 +189,8 @@ const char *stats_percent_text(char out[32], double x);
 size_t stats_format(char *buf, size_t cap, const StatsCounts *c, StatsKind kind,
                     const SprtParams *sprt, StatsReportForm form);
 
-/* --- Command-line arguments --- */
+/* --- SPRT text --- */
 
-/* "LL,LD,WL+DD,WD,WW" (five numbers; bin 2 may be written "WL+DD") or
- * "LL,LD,WL,DD,WD,WW" (six). Non-negative integers, commas, optional blanks. Fills
- * penta, its split when known, and tri when the split is known. */
-bool stats_parse_penta(const char *text, StatsCounts *out, StatsError *err);
-/* "W,D,L": games, so tri only. On failure of either, *out is unchanged. */
-bool stats_parse_wdl(const char *text, StatsCounts *out, StatsError *err);
 /* One "key=value" of -sprt: elo0, elo1, alpha, beta, model=normalized|logistic. Checks
  * each value alone (sprt_check judges them together); on failure *p is unchanged. */
 bool sprt_parse_option(const char *arg, SprtParams *p, StatsError *err);
@@ -202,24 +200,5 @@ bool sprt_parse_option(const char *arg, SprtParams *p, StatsError *err);
  * and commas ("elo0=0 elo1=5" or "elo0=0,elo1=5"). */
 bool sprt_parse_words(int n, char *const words[], SprtParams *p, StatsError *err);
 bool sprt_parse_text(const char *text, SprtParams *p, StatsError *err);
-
-/* The `stats` subcommand's arguments, parsed. */
-typedef struct {
-    StatsCounts counts;
-    StatsKind kind; /* pentanomial for --penta, trinomial for --wdl */
-    bool has_sprt;
-    SprtParams sprt;
-} StatsArgs;
-
-/*
- * Parses the arguments that follow "stats":
- *   (--penta LIST | --wdl W,D,L) [-sprt elo0=X elo1=Y [alpha=A] [beta=B] [model=M]]
- * (--sprt also accepted; its words run to the first one that starts with '-' or has no
- * '='; alpha and beta default to 0.05, model to normalized; elo0 and elo1 are required).
- * False with err set on any error, *out then unchanged.
- */
-bool stats_parse_args(int argc, char *const argv[], StatsArgs *out, StatsError *err);
-/* The usage text of those arguments, lines ending in '\n'. */
-const char *stats_usage(void);
 
 #endif

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "contracts/jsontext.h"
 #include "engine.h"
 #include "opening.h"
 #include "record.h"
@@ -652,20 +653,13 @@ static bool append(char *buf, size_t size, size_t *len, const char *fmt, ...)
 
 bool coord_json_string(char *buf, size_t size, size_t *len, const char *s)
 {
-    if (!append(buf, size, len, "\""))
+    if (*len >= size)
         return false;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        bool ok;
-        if (*p == '"' || *p == '\\')
-            ok = append(buf, size, len, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            ok = append(buf, size, len, "\\u%04x", *p);
-        else
-            ok = append(buf, size, len, "%c", *p);
-        if (!ok)
-            return false;
-    }
-    return append(buf, size, len, "\"");
+    size_t n = jsontext_string(buf + *len, size - *len, s);
+    if (n >= size - *len)
+        return false;
+    *len += n;
+    return true;
 }
 
 bool coord_config_to_json(const CoordConfig *c, char *buf, size_t size)

@@ -35,11 +35,7 @@ static bool valid_two(const Crosstable *t, int a, int b)
 
 StatsScore crosstable_score(Outcome o, bool red)
 {
-    if (o == OUTCOME_RED_WIN)
-        return red ? STATS_WIN : STATS_LOSS;
-    if (o == OUTCOME_BLACK_WIN)
-        return red ? STATS_LOSS : STATS_WIN;
-    return STATS_DRAW;
+    return stats_game_score(o == OUTCOME_RED_WIN ? 1 : o == OUTCOME_BLACK_WIN ? -1 : 0, red);
 }
 
 static StatsScore flip(StatsScore s)

@@ -1,29 +1,13 @@
 #include "export.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "movegen.h"
 #include "notation.h"
 #include "pgn.h"
-
-static bool fail(RunError *err, const RunFile *rf, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static bool fail(RunError *err, const RunFile *rf, const char *fmt, ...)
-{
-    if (err) {
-        char what[400];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(what, sizeof what, fmt, ap);
-        va_end(ap);
-        snprintf(err->msg, sizeof err->msg, "%s: %s", runfile_path(rf), what);
-    }
-    return false;
-}
 
 /* Large: one game and one position, kept off the stack. */
 typedef struct {
@@ -53,13 +37,14 @@ static bool export_game(RunFile *rf, Scratch *s, uint64_t id, const ExportFilter
         return false;
     PosError perr;
     if (!pos_set_fen(&s->pos, s->rec.start_fen, &perr))
-        return fail(err, rf, "game %llu: bad start FEN: %s", (unsigned long long)id, perr.msg);
+        return ERROR_SET(err, "%s: game %llu: bad start FEN: %s", runfile_path(rf),
+                         (unsigned long long)id, perr.msg);
     int red = s->rec.outcome == OUTCOME_RED_WIN ? 1 : s->rec.outcome == OUTCOME_BLACK_WIN ? -1 : 0;
     for (int i = 0; i < s->rec.nplies; i++) {
         const RecordPly *p = &s->rec.plies[i];
         if (!move_is_legal(&s->pos, p->move))
-            return fail(err, rf, "game %llu: ply %d is not a legal move", (unsigned long long)id,
-                        i);
+            return ERROR_SET(err, "%s: game %llu: ply %d is not a legal move", runfile_path(rf),
+                             (unsigned long long)id, i);
         if (keep(filter, &s->pos, p)) {
             char fen[RECORD_FEN_MAX], move[5];
             pos_get_fen(&s->pos, fen, sizeof fen);
@@ -100,7 +85,8 @@ static bool pgn_game(RunFile *rf, Scratch *s, uint64_t id, bool comments, FILE *
                     .comments = comments};
     PgnError perr;
     if (!pgn_write_file(out, &s->rec, &tags, &perr))
-        return fail(err, rf, "game %llu: %s", (unsigned long long)id, perr.msg);
+        return ERROR_SET(err, "%s: game %llu: %s", runfile_path(rf), (unsigned long long)id,
+                         perr.msg);
     st->games++;
     st->positions += (uint64_t)s->rec.nplies;
     return true;
@@ -116,14 +102,14 @@ static bool export_range(RunFile *rf, uint64_t first_game, uint64_t ngames,
     uint64_t end = first_game > total ? total : first_game;
     end += ngames < total - end ? ngames : total - end;
     Scratch *s = malloc(sizeof *s);
-    bool ok = s ? true : fail(err, rf, "out of memory");
+    bool ok = s ? true : ERROR_SET(err, "%s: out of memory", runfile_path(rf));
     for (uint64_t id = first_game; ok && id < end; id++)
         ok = pgn ? pgn_game(rf, s, id, comments, out, &st, err)
                  : export_game(rf, s, id, filter, out, &st, err);
     free(s);
     if (fflush(out) != 0 || ferror(out))
-        ok = ok && fail(err, rf, "writing the %s failed: %s", pgn ? "PGN" : "plain text",
-                        strerror(errno));
+        ok = ok && ERROR_SET(err, "%s: writing the %s failed: %s", runfile_path(rf),
+                             pgn ? "PGN" : "plain text", strerror(errno));
     if (stats)
         *stats = st;
     return ok;

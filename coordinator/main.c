@@ -23,6 +23,7 @@
 #include "position.h"
 #include "contracts/runfile.h"
 #include "contracts/stats.h"
+#include "statscmd.h"
 #include "timeman.h"
 #include "weights.h"
 
@@ -410,11 +411,11 @@ static int keygen_tool(int argc, char **argv)
 /* `stats`: the match statistics of given counts, as the live report prints them. */
 static int stats_tool(int argc, char **argv)
 {
-    StatsArgs a;
+    StatsCmdArgs a;
     StatsError err;
-    if (!stats_parse_args(argc, argv, &a, &err)) {
+    if (!statscmd_parse_args(argc, argv, &a, &err)) {
         fprintf(stderr, "chuhe-coordinator stats: %s\nusage: chuhe-coordinator %s", err.msg,
-                stats_usage());
+                statscmd_usage());
         return 2;
     }
     char text[2048];

@@ -1,10 +1,11 @@
 #include "strbuf.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "array.h"
+#include "contracts/jsontext.h"
 #include "coord_log.h"
 
 void strbuf_init(StrBuf *b)
@@ -21,16 +22,9 @@ void strbuf_free(StrBuf *b)
 
 static void reserve(StrBuf *b, size_t more)
 {
-    if (b->len + more + 1 <= b->cap)
-        return;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + more + 1)
-        cap *= 2;
-    char *t = realloc(b->text, cap);
-    if (!t)
-        COORD_FATAL("out of memory for %zu bytes of text", cap);
-    b->text = t;
-    b->cap = cap;
+    size_t need = b->len + more + 1;
+    if (!array_reserve((void **)&b->text, &b->cap, need, 1, 256))
+        COORD_FATAL("out of memory for %zu bytes of text", need);
 }
 
 void strbuf_printf(StrBuf *b, const char *fmt, ...)
@@ -50,24 +44,16 @@ void strbuf_printf(StrBuf *b, const char *fmt, ...)
 
 void strbuf_json_string(StrBuf *b, const char *s)
 {
-    strbuf_printf(b, "\"");
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            strbuf_printf(b, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            strbuf_printf(b, "\\u%04x", *p);
-        else
-            strbuf_printf(b, "%c", *p);
-    }
-    strbuf_printf(b, "\"");
+    size_t n = jsontext_string(NULL, 0, s);
+    reserve(b, n);
+    b->len += jsontext_string(b->text + b->len, n + 1, s);
 }
 
 void strbuf_json_number(StrBuf *b, double v)
 {
-    if (!isfinite(v))
-        strbuf_printf(b, "null");
-    else
-        strbuf_printf(b, "%.4f", fabs(v) < 5e-5 ? 0.0 : v); /* no "-0.0000" */
+    size_t n = jsontext_number(NULL, 0, v);
+    reserve(b, n);
+    b->len += jsontext_number(b->text + b->len, n + 1, v);
 }
 
 const char *strbuf_text(const StrBuf *b)

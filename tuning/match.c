@@ -16,11 +16,10 @@ static bool fail(MatchError *err, const char *fmt, ...)
     return false;
 }
 
-/* Player p's score in game g (outcome 1: Red won, -1: Black won). */
+/* Player p's score in game g. */
 static StatsScore score_of(const RunGame *g, uint16_t p)
 {
-    int red = g->outcome > 0 ? STATS_WIN : g->outcome == 0 ? STATS_DRAW : STATS_LOSS;
-    return (StatsScore)(g->red == p ? red : STATS_WIN - red);
+    return stats_game_score(g->outcome, g->red == p);
 }
 
 static bool plays(const RunGame *g, uint16_t p)

@@ -1,5 +1,5 @@
 /*
- * Fuzz harness for the run-file reader (contracts/runfile.c).
+ * Fuzz harness for the run-file reader (contracts/runload.c, contracts/runread.c).
  *
  * libhdf5 is not hardened against corrupt bytes, so the input does not give the bytes
  * of a file: it is a list of edits made with the HDF5 API to a copy of a valid small run

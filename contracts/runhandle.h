@@ -1,0 +1,82 @@
+/*
+ * The run-file handle shared by the run file's modules: what an open RunFile holds (the
+ * HDF5 file and its three tables, the run's attributes, every game and player in
+ * memory, the rows buffered since the last flush), its creation and release, and the
+ * index of stored games by (pair_id, game_in_pair).
+ *
+ *   runcols.c    the HDF5 column layer (types, attributes, datasets, rows)
+ *   runfence.c   crash-safe write sections
+ *   runload.c    opening and validating an existing file
+ *   runfile.c    creating, appending, flushing, closing
+ *   runread.c    counts, stored games and players, reading rows back, verifying
+ */
+#ifndef CHUHE_RUNHANDLE_H
+#define CHUHE_RUNHANDLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hdf5.h>
+
+#include "position.h"
+#include "runcols.h"
+#include "runfile.h"
+
+struct RunFile {
+    char *path;
+    bool writable;
+    bool broken; /* a write failed: the file is only as good as the last flush */
+    hid_t file;
+    RunDataset ds[RUNCOLS_NB]; /* ds[t].stored: rows in the file */
+
+    uint64_t run_id;
+    char *config;
+    char *engine_version;
+    char *created;
+    char note[256];
+    uint64_t past_eoa; /* bytes past the EOA when opened: an interrupted write section */
+
+    /* Every game, stored or buffered, by id; and (pair, game_in_pair) -> id + 1. */
+    RunGame *games;
+    uint64_t ngames;
+    size_t games_cap;
+    uint64_t *slots;
+    size_t nslots; /* a power of two, at least twice ngames */
+    uint64_t npositions;
+    uint64_t next_pair;
+
+    RunPlayer *players;
+    uint64_t nplayers;
+    size_t players_cap;
+
+    /* Rows appended since the last flush (players: those past ds[RUNCOLS_PLAYERS].stored). */
+    RunGameRow *gbuf;
+    uint64_t ngbuf;
+    size_t gbuf_cap;
+    RunPosition *pbuf;
+    uint64_t npbuf;
+    size_t pbuf_cap;
+
+    Position pos;                          /* replays games */
+    RunPosition scratch[RECORD_MAX_PLIES]; /* one game's positions, when reading */
+};
+
+/* Initial capacity of the game, player and row arrays. */
+enum { RUNHANDLE_ARRAY_FIRST = 64 };
+
+/* A handle with nothing open; NULL with err set when out of memory. */
+RunFile *runhandle_new(const char *path, RunError *err);
+/* Closes the HDF5 objects in reverse order of opening; false (err set, may be NULL) when
+ * a close failed. */
+bool runhandle_close_hdf5(RunFile *rf, RunError *err);
+/* Closes without flushing and frees; NULL is allowed. */
+void runhandle_free(RunFile *rf);
+
+/* Whether (pair_id, gip) is in the index; its game id goes to *id (may be NULL). */
+bool runhandle_find(const RunFile *rf, uint64_t pair_id, unsigned gip, uint64_t *id);
+/* Adds a game, whose id is the next one, to the games and the index; false when out of
+ * memory. */
+bool runhandle_add_game(RunFile *rf, const RunGame *g);
+
+#endif

@@ -1,0 +1,209 @@
+#include "statscmd.h"
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "error.h"
+
+/* Counts above this are refused, so that sums and doubled counts cannot overflow and
+ * every count is exact as a double. */
+static const uint64_t MAX_COUNT = 1000000000000000ULL;
+
+static bool is_blank(char ch)
+{
+    return ch == ' ' || ch == '\t';
+}
+
+/* One count from [s, end), blanks around it allowed. */
+static bool parse_count(const char *s, const char *end, uint64_t *v, const char *opt, int index,
+                        StatsError *err)
+{
+    while (s < end && is_blank(*s))
+        s++;
+    while (end > s && is_blank(end[-1]))
+        end--;
+    int len = (int)(end - s);
+    if (len == 0)
+        return ERROR_SET(err, "%s: number %d is missing", opt, index);
+    if (*s == '-')
+        return ERROR_SET(err, "%s: number %d is negative: '%.*s'", opt, index, len, s);
+    uint64_t x = 0;
+    for (const char *q = s; q < end; q++) {
+        if (*q < '0' || *q > '9')
+            return ERROR_SET(err, "%s: number %d is not a whole number: '%.*s'", opt, index, len,
+                             s);
+        x = x * 10 + (uint64_t)(*q - '0');
+        if (x > MAX_COUNT)
+            return ERROR_SET(err, "%s: number %d is too large (at most %" PRIu64 "): '%.*s'", opt,
+                             index, MAX_COUNT, len, s);
+    }
+    *v = x;
+    return true;
+}
+
+/*
+ * Splits a comma-separated list of up to max counts. An item "a+b" is allowed only at
+ * index plus_at (-1: nowhere); its parts go to plus[]. Returns the number of items, or
+ * -1 with err set.
+ */
+static int parse_list(const char *text, const char *opt, uint64_t *vals, int max, int plus_at,
+                      uint64_t plus[2], bool *has_plus, StatsError *err)
+{
+    int n = 0;
+    const char *s = text;
+    *has_plus = false;
+    if (!text || !*text) {
+        ERROR_SET(err, "%s: no numbers given", opt);
+        return -1;
+    }
+    for (;;) {
+        const char *end = strchr(s, ',');
+        if (!end)
+            end = s + strlen(s);
+        if (n == max) {
+            ERROR_SET(err, "%s: too many numbers (at most %d)", opt, max);
+            return -1;
+        }
+        const char *pl = memchr(s, '+', (size_t)(end - s));
+        if (pl) {
+            if (n != plus_at) {
+                ERROR_SET(err, "%s: number %d: only a pentanomial bin 2 may be a sum (WL+DD)", opt,
+                          n + 1);
+                return -1;
+            }
+            if (!parse_count(s, pl, &plus[0], opt, n + 1, err) ||
+                !parse_count(pl + 1, end, &plus[1], opt, n + 1, err))
+                return -1;
+            vals[n] = plus[0] + plus[1];
+            *has_plus = true;
+        } else if (!parse_count(s, end, &vals[n], opt, n + 1, err)) {
+            return -1;
+        }
+        n++;
+        if (!*end)
+            return n;
+        s = end + 1;
+    }
+}
+
+bool statscmd_parse_penta(const char *text, StatsCounts *out, StatsError *err)
+{
+    uint64_t v[STATS_PENTA_NB + 1], plus[2];
+    bool has_plus;
+    int n = parse_list(text, "--penta", v, STATS_PENTA_NB + 1, 2, plus, &has_plus, err);
+    if (n < 0)
+        return false;
+    if (n != STATS_PENTA_NB && n != STATS_PENTA_NB + 1)
+        return ERROR_SET(err,
+                         "--penta: give 5 numbers LL,LD,WL+DD,WD,WW or 6 numbers "
+                         "LL,LD,WL,DD,WD,WW, not %d",
+                         n);
+    if (has_plus && n != STATS_PENTA_NB)
+        return ERROR_SET(err, "--penta: WL+DD belongs to the five-number form only");
+    StatsCounts c;
+    stats_counts_init(&c);
+    if (n == STATS_PENTA_NB) {
+        memcpy(c.penta, v, sizeof c.penta);
+        if (has_plus) {
+            c.wl = plus[0];
+            c.dd = plus[1];
+        }
+    } else {
+        c.penta[0] = v[0];
+        c.penta[1] = v[1];
+        c.wl = v[2];
+        c.dd = v[3];
+        c.penta[2] = v[2] + v[3];
+        c.penta[3] = v[4];
+        c.penta[4] = v[5];
+    }
+    /* The games' W-D-L follows from the pairs once bin 2 is split. */
+    if (c.wl + c.dd == c.penta[2]) {
+        const uint64_t *p = c.penta;
+        c.tri[STATS_LOSS] = 2 * p[0] + p[1] + c.wl;
+        c.tri[STATS_DRAW] = p[1] + 2 * c.dd + p[3];
+        c.tri[STATS_WIN] = c.wl + p[3] + 2 * p[4];
+    }
+    *out = c;
+    return true;
+}
+
+bool statscmd_parse_wdl(const char *text, StatsCounts *out, StatsError *err)
+{
+    uint64_t v[3], plus[2];
+    bool has_plus;
+    int n = parse_list(text, "--wdl", v, 3, -1, plus, &has_plus, err);
+    if (n < 0)
+        return false;
+    if (n != 3)
+        return ERROR_SET(err, "--wdl: give 3 numbers W,D,L, not %d", n);
+    stats_counts_init(out);
+    out->tri[STATS_WIN] = v[0];
+    out->tri[STATS_DRAW] = v[1];
+    out->tri[STATS_LOSS] = v[2];
+    return true;
+}
+
+/* Parses the key=value words after -sprt, which is argv[*i]; leaves *i on the last one
+ * used. */
+static bool parse_sprt_words(int argc, char *const argv[], int *i, SprtParams *p, StatsError *err)
+{
+    int j = *i + 1;
+    while (j < argc && argv[j][0] != '-' && strchr(argv[j], '='))
+        j++;
+    if (!sprt_parse_words(j - *i - 1, argv + *i + 1, p, err))
+        return false;
+    *i = j - 1;
+    return true;
+}
+
+bool statscmd_parse_args(int argc, char *const argv[], StatsCmdArgs *out, StatsError *err)
+{
+    StatsCmdArgs a;
+    bool have_counts = false;
+    memset(&a, 0, sizeof a);
+    stats_counts_init(&a.counts);
+    sprt_params_default(&a.sprt);
+
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        bool penta = strcmp(arg, "--penta") == 0, wdl = strcmp(arg, "--wdl") == 0;
+        if (penta || wdl) {
+            if (have_counts)
+                return ERROR_SET(err, "give one of --penta and --wdl, once");
+            if (i + 1 >= argc)
+                return ERROR_SET(err, "%s needs a list of numbers", arg);
+            i++;
+            if (penta ? !statscmd_parse_penta(argv[i], &a.counts, err)
+                      : !statscmd_parse_wdl(argv[i], &a.counts, err))
+                return false;
+            a.kind = penta ? STATS_PENTANOMIAL : STATS_TRINOMIAL;
+            have_counts = true;
+        } else if (strcmp(arg, "-sprt") == 0 || strcmp(arg, "--sprt") == 0) {
+            if (a.has_sprt)
+                return ERROR_SET(err, "-sprt given twice");
+            if (!parse_sprt_words(argc, argv, &i, &a.sprt, err))
+                return false;
+            a.has_sprt = true;
+        } else {
+            return ERROR_SET(err, "unknown argument '%s'", arg);
+        }
+    }
+    if (!have_counts)
+        return ERROR_SET(err, "give the results: --penta LL,LD,WL+DD,WD,WW or --wdl W,D,L");
+    *out = a;
+    return true;
+}
+
+const char *statscmd_usage(void)
+{
+    return "stats (--penta LIST | --wdl W,D,L) [-sprt elo0=X elo1=Y [alpha=A] [beta=B] "
+           "[model=M]]\n"
+           "  --penta LL,LD,WL+DD,WD,WW  game pairs by A's points (0, 1/2, 1, 3/2, 2); bin 2\n"
+           "                             as one number or as WL+DD; or six numbers\n"
+           "                             LL,LD,WL,DD,WD,WW\n"
+           "  --wdl W,D,L                single games: A's wins, draws, losses\n"
+           "  -sprt elo0=X elo1=Y        SPRT of H0 elo=X against H1 elo=Y; alpha and beta\n"
+           "                             default to 0.05, model to normalized (or logistic)\n";
+}

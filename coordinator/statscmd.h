@@ -1,0 +1,39 @@
+/*
+ * The `stats` subcommand's command line: the counts given as text (--penta, --wdl), an
+ * optional SPRT (contracts/stats.h reads its words), and the usage text. The numbers
+ * themselves come from contracts/stats.
+ */
+#ifndef CHUHE_STATSCMD_H
+#define CHUHE_STATSCMD_H
+
+#include <stdbool.h>
+
+#include "contracts/stats.h"
+
+/* The `stats` subcommand's arguments, parsed. */
+typedef struct {
+    StatsCounts counts;
+    StatsKind kind; /* pentanomial for --penta, trinomial for --wdl */
+    bool has_sprt;
+    SprtParams sprt;
+} StatsCmdArgs;
+
+/* "LL,LD,WL+DD,WD,WW" (five numbers; bin 2 may be written "WL+DD") or
+ * "LL,LD,WL,DD,WD,WW" (six). Non-negative integers, commas, optional blanks. Fills
+ * penta, its split when known, and tri when the split is known. */
+bool statscmd_parse_penta(const char *text, StatsCounts *out, StatsError *err);
+/* "W,D,L": games, so tri only. On failure of either, *out is unchanged. */
+bool statscmd_parse_wdl(const char *text, StatsCounts *out, StatsError *err);
+
+/*
+ * Parses the arguments that follow "stats":
+ *   (--penta LIST | --wdl W,D,L) [-sprt elo0=X elo1=Y [alpha=A] [beta=B] [model=M]]
+ * (--sprt also accepted; its words run to the first one that starts with '-' or has no
+ * '='; alpha and beta default to 0.05, model to normalized; elo0 and elo1 are required).
+ * False with err set on any error, *out then unchanged.
+ */
+bool statscmd_parse_args(int argc, char *const argv[], StatsCmdArgs *out, StatsError *err);
+/* The usage text of those arguments, lines ending in '\n'. */
+const char *statscmd_usage(void);
+
+#endif

@@ -367,10 +367,15 @@ int main(int argc, char **argv)
     g_comm = &comm;
     position_init();
     Cli *c = malloc(sizeof *c);
-    char err[1400] = "out of memory";
-    CliStatus st = c ? cli_parse(c, argc, argv, comm.rank == 0, err, sizeof err) : CLI_ERROR;
-    int rc = st == CLI_ERROR ? fail_all("%s", err) : 0;
-    if (st == CLI_RUN) {
+    CliError err;
+    CliStatus st = c ? cli_parse(c, argc, argv, comm.rank == 0, &err) : CLI_ERROR;
+    int rc = 0;
+    if (!c) {
+        rc = fail_all("out of memory");
+    } else if (st == CLI_ERROR) {
+        fail_all("%s", err.msg);
+        rc = CLI_EXIT_USAGE;
+    } else if (st == CLI_RUN) {
         if (c->match)
             rc = comm.rank == 0 ? match_report(c->match, c->player, &c->sprt, stdout, stderr) : 0;
         else if (c->bench)

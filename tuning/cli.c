@@ -2,28 +2,148 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
-#include <stdio.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "weights.h"
 
 #ifndef CHUHE_VERSION
 #define CHUHE_VERSION "unknown"
 #endif
 
-/* Fills err and returns CLI_ERROR. */
-static CliStatus say(char *err, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static CliStatus say(char *err, size_t size, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, size, fmt, ap);
-    va_end(ap);
-    return CLI_ERROR;
-}
+/* What an option does with its value. */
+typedef enum {
+    OPT_HEADING, /* not an option: a heading of the --help text */
+    OPT_TRUE,    /* sets a bool */
+    OPT_FALSE,   /* clears a bool (--no-dedup) */
+    OPT_PATH,    /* a const char * into argv */
+    OPT_INT,     /* an int in the range */
+    OPT_U64,     /* a uint64_t in the range */
+    OPT_DOUBLE,  /* a double in the range */
+    OPT_FREEZE,  /* term names, added to the --freeze list */
+    OPT_SPRT,    /* SPRT settings, read by sprt_parse_text */
+    OPT_HELP,
+    OPT_VERSION,
+} OptKind;
+
+/*
+ * Every option, once: getopt's tables, the value checks and the --help text all read
+ * this table. An option takes a value exactly when it names one (arg). Numbers must lie
+ * in [min, max], or (min, max] with above_min.
+ */
+typedef struct {
+    const char *name; /* without "--"; NULL for a heading */
+    char letter;      /* the short option, 0 for none */
+    OptKind kind;
+    size_t offset; /* of the field in Cli */
+    double min, max;
+    bool above_min;
+    const char *arg;  /* the value's name in --help; NULL: no value */
+    const char *help; /* '\n' goes on in the help column; a heading's whole line */
+} CliOpt;
+
+/* The offset of Cli's field f, which must be of type T: a wrong kind does not compile. */
+/* clang-format off */
+#define AT(f, T) (offsetof(Cli, f) + 0 * sizeof(_Generic(((Cli *)0)->f, T: 1)))
+#define FLAG_ON(f) OPT_TRUE, AT(f, bool), 0, 0, false
+#define FLAG_OFF(f) OPT_FALSE, AT(f, bool), 0, 0, false
+#define PATH(f) OPT_PATH, AT(f, const char *), 0, 0, false
+#define INT(f, lo, hi) OPT_INT, AT(f, int), lo, hi, false
+#define U64(f, lo, hi) OPT_U64, AT(f, uint64_t), lo, hi, false
+#define REAL(f, lo, hi) OPT_DOUBLE, AT(f, double), lo, hi, false
+#define REAL_ABOVE(f, lo, hi) OPT_DOUBLE, AT(f, double), lo, hi, true
+#define ACTION(kind) kind, 0, 0, 0, false
+#define HEADING(text) {NULL, 0, OPT_HEADING, 0, 0, 0, false, NULL, text}
+/* clang-format on */
+#define U64_ANY ((double)UINT64_MAX)
+
+static const CliOpt OPTS[] = {
+    HEADING("Output:"),
+    {"out", 'o', PATH(out), "FILE", "tuned weights file (default tuned.weights)"},
+    {"log", 0, PATH(log), "FILE", "per-epoch table as TSV (default OUT.tsv)"},
+    {"plot", 0, PATH(plot), "FILE", "PNG of both loss curves, by gnuplot (default OUT.png)"},
+    {"checkpoint", 0, PATH(ckpt), "FILE", "optimiser state (default OUT.ckpt)"},
+    {"checkpoint-every", 0, INT(ckpt_every, 0, 1000000), "N",
+     "epochs between checkpoints (default 1; 0: none)"},
+    {"resume", 0, FLAG_ON(resume), NULL, "go on from the checkpoint"},
+    {"top", 0, INT(top, 0, 100000), "N", "report the N parameters that moved most (default 20)"},
+    {"quiet", 'q', FLAG_ON(quiet), NULL, "no progress lines on stderr"},
+    HEADING("Start:"),
+    {"weights", 0, PATH(weights), "FILE", "starting weights (default: the built-in ones)"},
+    HEADING("Selection:"),
+    {"skip-plies", 0, INT(load.skip_plies, 0, 100000), "N",
+     "drop the first N plies of each game (default 16)"},
+    {"max-score", 0, INT(load.max_score, 0, 32767), "CP",
+     "drop |search score| > CP (default 2000)"},
+    {"per-game", 0, INT(load.per_game, 0, 100000), "N",
+     "at most N positions per game (default 0: all)"},
+    {"qresolve", 0, FLAG_ON(load.qresolve), NULL,
+     "resolve captures along the quiescence line instead of\n"
+     "dropping positions whose best or played move captures"},
+    {"no-dedup", 0, FLAG_OFF(load.dedup), NULL,
+     "keep repeated positions (default: one per Zobrist key)"},
+    {"valid-frac", 0, REAL(load.valid_frac, 0, 0.9), "F",
+     "games held out for validation (default 0.1)"},
+    {"check", 0, U64(load.check, 0, U64_ANY), "N",
+     "positions compared with the engine's evaluate() before\n"
+     "fitting (default 10000)"},
+    HEADING("Fit:"),
+    {"K", 0, REAL_ABOVE(K, 0, 10), "X", "scaling constant (default: fitted to the results)"},
+    {"lambda", 0, REAL(lambda, 0, 1), "L",
+     "label = L * sigmoid(K * score) + (1 - L) * result\n"
+     "(default 0.5)"},
+    {"epochs", 0, INT(train.epochs, 0, 100000000), "N", "(default 200)"},
+    {"batch", 0, U64(train.batch, 0, U64_ANY), "N",
+     "positions per Adam step (default 0: full batch)"},
+    {"lr", 0, REAL_ABOVE(train.lr, 0, 1e6), "X", "Adam step size in centi-soldiers (default 1)"},
+    {"beta1", 0, REAL(train.beta1, 0, 0.999999), "X",
+     "Adam decay of the gradient's mean (default 0.9)"},
+    {"beta2", 0, REAL(train.beta2, 0, 0.99999999), "X",
+     "Adam decay of the squared gradient's mean (default 0.999)"},
+    {"patience", 0, INT(train.patience, 0, 100000000), "N",
+     "stop after N epochs without a better validation loss\n"
+     "(default 20; 0: never)"},
+    {"freeze", 0, ACTION(OPT_FREEZE), "T[,T...]",
+     "terms that keep their starting values (names as in\n"
+     "engine/eval_terms.h, e.g. material,psqt_king)"},
+    {"seed", 0, U64(train.seed, 0, U64_ANY), "N",
+     "sampling, validation split and mini-batches (default 1)"},
+    HEADING("Benchmark:"),
+    {"bench", 0, FLAG_ON(bench), NULL, "time gradient passes and measure memory per position"},
+    {"bench-positions", 0, U64(bench_positions, 1, U64_ANY), "N",
+     "synthetic positions per rank without files (default 1000000)"},
+    HEADING("Match:"),
+    {"match-report", 0, PATH(match), "FILE",
+     "Elo, pentanomial counts and SPRT of one player of a\n"
+     "finished run (against all others)"},
+    {"player", 0, PATH(player), "NAME", "the player (name or weights path; default: player 0)"},
+    {"sprt", 0, ACTION(OPT_SPRT), "K=V[,K=V...]",
+     "SPRT of the report: elo0, elo1, alpha, beta,\n"
+     "model=normalized|logistic (default elo0=0,elo1=2,\n"
+     "alpha=0.05,beta=0.05,model=normalized)"},
+    HEADING(""),
+    {"help", 'h', ACTION(OPT_HELP), NULL, "this text"},
+    {"version", 'V', ACTION(OPT_VERSION), NULL, "the version"},
+};
+
+#undef AT
+#undef FLAG_ON
+#undef FLAG_OFF
+#undef PATH
+#undef INT
+#undef U64
+#undef REAL
+#undef REAL_ABOVE
+#undef ACTION
+#undef HEADING
+
+enum {
+    NOPTS = sizeof OPTS / sizeof OPTS[0],
+    LONG_BASE = 256, /* getopt_long returns LONG_BASE + i for OPTS[i] */
+    HELP_COLUMN = 26,
+};
 
 static const char USAGE[] =
     "Usage: chuhe-tune [options] RUN.h5 [RUN.h5 ...]\n"
@@ -33,89 +153,125 @@ static const char USAGE[] =
     "\n"
     "Fits the evaluation weights to positions of run files: least squares between\n"
     "sigmoid(K * eval) and a label mixing the search score and the game result.\n"
-    "\n"
-    "Output:\n"
-    "  -o, --out FILE          tuned weights file (default tuned.weights)\n"
-    "      --log FILE          per-epoch table as TSV (default OUT.tsv)\n"
-    "      --plot FILE         PNG of both loss curves, by gnuplot (default OUT.png)\n"
-    "      --checkpoint FILE   optimiser state (default OUT.ckpt)\n"
-    "      --checkpoint-every N  epochs between checkpoints (default 1; 0: none)\n"
-    "      --resume            go on from the checkpoint\n"
-    "      --top N             report the N parameters that moved most (default 20)\n"
-    "  -q, --quiet             no progress lines on stderr\n"
-    "Start:\n"
-    "      --weights FILE      starting weights (default: the built-in ones)\n"
-    "Selection:\n"
-    "      --skip-plies N      drop the first N plies of each game (default 16)\n"
-    "      --max-score CP      drop |search score| > CP (default 2000)\n"
-    "      --per-game N        at most N positions per game (default 0: all)\n"
-    "      --qresolve          resolve captures along the quiescence line instead of\n"
-    "                          dropping positions whose best or played move captures\n"
-    "      --no-dedup          keep repeated positions (default: one per Zobrist key)\n"
-    "      --valid-frac F      games held out for validation (default 0.1)\n"
-    "      --check N           positions compared with the engine's evaluate() before\n"
-    "                          fitting (default 10000)\n"
-    "Fit:\n"
-    "      --K X               scaling constant (default: fitted to the results)\n"
-    "      --lambda L          label = L * sigmoid(K * score) + (1 - L) * result\n"
-    "                          (default 0.5)\n"
-    "      --epochs N          (default 200)\n"
-    "      --batch N           positions per Adam step (default 0: full batch)\n"
-    "      --lr X              Adam step size in centi-soldiers (default 1)\n"
-    "      --beta1 X, --beta2 X  Adam moment decays (default 0.9, 0.999)\n"
-    "      --patience N        stop after N epochs without a better validation loss\n"
-    "                          (default 20; 0: never)\n"
-    "      --freeze T[,T...]   terms that keep their starting values (names as in\n"
-    "                          engine/eval_terms.h, e.g. material,psqt_king)\n"
-    "      --seed N            sampling, validation split and mini-batches (default 1)\n"
-    "Benchmark:\n"
-    "      --bench             time gradient passes and measure memory per position\n"
-    "      --bench-positions N synthetic positions per rank without files (default 1000000)\n"
-    "Match:\n"
-    "      --match-report FILE Elo, pentanomial counts and SPRT of one player of a\n"
-    "                          finished run (against all others)\n"
-    "      --player NAME       the player (name or weights path; default: player 0)\n"
-    "      --sprt K=V[,K=V...] SPRT of the report: elo0, elo1, alpha, beta,\n"
-    "                          model=normalized|logistic (default elo0=0,elo1=2,\n"
-    "                          alpha=0.05,beta=0.05,model=normalized)\n"
-    "\n"
-    "  -h, --help              this text;  -V, --version  the version\n";
+    "\n";
 
-static bool parse_u64(const char *s, uint64_t *out)
+void cli_usage(FILE *f)
+{
+    fputs(USAGE, f);
+    for (int i = 0; i < NOPTS; i++) {
+        const CliOpt *o = &OPTS[i];
+        if (o->kind == OPT_HEADING) {
+            fprintf(f, "%s\n", o->help);
+            continue;
+        }
+        char letter[8] = "    ", left[64];
+        if (o->letter)
+            snprintf(letter, sizeof letter, "-%c, ", o->letter);
+        snprintf(left, sizeof left, "%s--%s%s%s", letter, o->name, o->arg ? " " : "",
+                 o->arg ? o->arg : "");
+        fprintf(f, "  %-*s  ", HELP_COLUMN - 4, left);
+        for (const char *p = o->help; *p; p++) {
+            fputc(*p, f);
+            if (*p == '\n')
+                fprintf(f, "%*s", HELP_COLUMN, "");
+        }
+        fputc('\n', f);
+    }
+}
+
+static bool in_range(const CliOpt *o, double v)
+{
+    return (o->above_min ? v > o->min : v >= o->min) && v <= o->max;
+}
+
+/* Reads a number of o's kind into field; false when it is not one or out of range. */
+static bool parse_number(const CliOpt *o, const char *s, void *field)
 {
     char *end;
     errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (!*s || *end || errno || s[0] == '-')
+    if (!*s)
         return false;
-    *out = v;
+    if (o->kind == OPT_DOUBLE) {
+        double v = strtod(s, &end);
+        if (*end || errno || !in_range(o, v))
+            return false;
+        *(double *)field = v;
+    } else if (o->kind == OPT_INT) {
+        long v = strtol(s, &end, 10);
+        if (*end || errno || !in_range(o, (double)v))
+            return false;
+        *(int *)field = (int)v;
+    } else {
+        unsigned long long v = strtoull(s, &end, 10);
+        if (s[0] == '-' || *end || errno || !in_range(o, (double)v))
+            return false;
+        *(uint64_t *)field = v;
+    }
     return true;
 }
 
-static bool parse_int(const char *s, int lo, int hi, int *out)
+static void bound_text(double v, char *buf, size_t size)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || errno || v < lo || v > hi)
-        return false;
-    *out = (int)v;
+    if (v >= U64_ANY)
+        snprintf(buf, size, "%" PRIu64, UINT64_MAX);
+    else
+        snprintf(buf, size, "%.10g", v);
+}
+
+/* The one message for a bad number: the option, the text and the range. */
+static bool range_error(const CliOpt *o, const char *text, CliError *err)
+{
+    char lo[32], hi[32];
+    bound_text(o->min, lo, sizeof lo);
+    bound_text(o->max, hi, sizeof hi);
+    return ERROR_SET(err, "--%s: '%s' is not in %c%s, %s]", o->name, text, o->above_min ? '(' : '[',
+                     lo, hi);
+}
+
+/* --freeze may be given more than once: the lists are joined. */
+static bool add_freeze(Cli *c, const char *list, CliError *err)
+{
+    size_t len = strlen(c->freeze);
+    int n = snprintf(c->freeze + len, sizeof c->freeze - len, "%s%s", len ? "," : "", list);
+    if (n < 0 || (size_t)n >= sizeof c->freeze - len)
+        return ERROR_SET(err, "--freeze: the term names are longer than %zu characters",
+                         sizeof c->freeze - 1);
     return true;
 }
 
-static bool parse_double(const char *s, double lo, double hi, double *out)
+static bool set_option(Cli *c, const CliOpt *o, const char *arg, CliError *err)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (!*s || *end || errno || !(v >= lo && v <= hi))
-        return false;
-    *out = v;
+    void *field = (char *)c + o->offset;
+    switch (o->kind) {
+    case OPT_TRUE:
+        *(bool *)field = true;
+        return true;
+    case OPT_FALSE:
+        *(bool *)field = false;
+        return true;
+    case OPT_PATH:
+        *(const char **)field = arg;
+        return true;
+    case OPT_INT:
+    case OPT_U64:
+    case OPT_DOUBLE:
+        return parse_number(o, arg, field) || range_error(o, arg, err);
+    case OPT_FREEZE:
+        return add_freeze(c, arg, err);
+    case OPT_SPRT: {
+        StatsError se;
+        return sprt_parse_text(arg, &c->sprt, &se) || ERROR_SET(err, "%s", se.msg);
+    }
+    case OPT_HEADING:
+    case OPT_HELP:
+    case OPT_VERSION:
+        break;
+    }
     return true;
 }
 
 /* "material,psqt_king" -> frozen flags; false with the bad name in err. */
-static bool parse_freeze(const char *list, uint8_t *frozen, char *err, size_t errsize)
+static bool parse_freeze(const char *list, uint8_t *frozen, CliError *err)
 {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", list);
@@ -125,9 +281,11 @@ static bool parse_freeze(const char *list, uint8_t *frozen, char *err, size_t er
         while (t < EVAL_TERM_NB && strcmp(EVAL_TERM_INFO[t].name, tok))
             t++;
         if (t == EVAL_TERM_NB) {
-            int n = snprintf(err, errsize, "--freeze: unknown term '%s'; terms:", tok);
-            for (int k = 0; k < EVAL_TERM_NB && n > 0 && (size_t)n < errsize; k++)
-                n += snprintf(err + n, errsize - (size_t)n, " %s", EVAL_TERM_INFO[k].name);
+            char *m = err->msg;
+            size_t size = sizeof err->msg;
+            int n = snprintf(m, size, "--freeze: unknown term '%s'; terms:", tok);
+            for (int k = 0; k < EVAL_TERM_NB && n > 0 && (size_t)n < size; k++)
+                n += snprintf(m + n, size - (size_t)n, " %s", EVAL_TERM_INFO[k].name);
             return false;
         }
         int first = (int)(EVAL_TERM_INFO[t].offset / sizeof(Score));
@@ -137,77 +295,8 @@ static bool parse_freeze(const char *list, uint8_t *frozen, char *err, size_t er
     return true;
 }
 
-enum {
-    OPT_LOG = 256,
-    OPT_PLOT,
-    OPT_CKPT,
-    OPT_CKPT_EVERY,
-    OPT_RESUME,
-    OPT_TOP,
-    OPT_WEIGHTS,
-    OPT_SKIP,
-    OPT_MAXSCORE,
-    OPT_PERGAME,
-    OPT_QRESOLVE,
-    OPT_NODEDUP,
-    OPT_VALID,
-    OPT_CHECK,
-    OPT_K,
-    OPT_LAMBDA,
-    OPT_EPOCHS,
-    OPT_BATCH,
-    OPT_LR,
-    OPT_BETA1,
-    OPT_BETA2,
-    OPT_PATIENCE,
-    OPT_FREEZE,
-    OPT_SEED,
-    OPT_BENCH,
-    OPT_BENCH_N,
-    OPT_MATCH,
-    OPT_PLAYER,
-    OPT_SPRT
-};
-
-
-CliStatus cli_parse(Cli *c, int argc, char **argv, bool print, char *err, size_t errsize)
+static void defaults(Cli *c)
 {
-    static const struct option LONG[] = {
-        {"out", required_argument, NULL, 'o'},
-        {"log", required_argument, NULL, OPT_LOG},
-        {"plot", required_argument, NULL, OPT_PLOT},
-        {"checkpoint", required_argument, NULL, OPT_CKPT},
-        {"checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY},
-        {"resume", no_argument, NULL, OPT_RESUME},
-        {"top", required_argument, NULL, OPT_TOP},
-        {"quiet", no_argument, NULL, 'q'},
-        {"weights", required_argument, NULL, OPT_WEIGHTS},
-        {"skip-plies", required_argument, NULL, OPT_SKIP},
-        {"max-score", required_argument, NULL, OPT_MAXSCORE},
-        {"per-game", required_argument, NULL, OPT_PERGAME},
-        {"qresolve", no_argument, NULL, OPT_QRESOLVE},
-        {"no-dedup", no_argument, NULL, OPT_NODEDUP},
-        {"valid-frac", required_argument, NULL, OPT_VALID},
-        {"check", required_argument, NULL, OPT_CHECK},
-        {"K", required_argument, NULL, OPT_K},
-        {"lambda", required_argument, NULL, OPT_LAMBDA},
-        {"epochs", required_argument, NULL, OPT_EPOCHS},
-        {"batch", required_argument, NULL, OPT_BATCH},
-        {"lr", required_argument, NULL, OPT_LR},
-        {"beta1", required_argument, NULL, OPT_BETA1},
-        {"beta2", required_argument, NULL, OPT_BETA2},
-        {"patience", required_argument, NULL, OPT_PATIENCE},
-        {"freeze", required_argument, NULL, OPT_FREEZE},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"bench", no_argument, NULL, OPT_BENCH},
-        {"bench-positions", required_argument, NULL, OPT_BENCH_N},
-        {"match-report", required_argument, NULL, OPT_MATCH},
-        {"player", required_argument, NULL, OPT_PLAYER},
-        {"sprt", required_argument, NULL, OPT_SPRT},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
-    };
     memset(c, 0, sizeof *c);
     c->out = "tuned.weights";
     c->ckpt_every = 1;
@@ -217,159 +306,100 @@ CliStatus cli_parse(Cli *c, int argc, char **argv, bool print, char *err, size_t
     sprt_params_default(&c->sprt);
     load_options_default(&c->load);
     train_options_default(&c->train);
-    opterr = 0;
-    int ch;
-    bool ok = true;
-    const char *bad = NULL;
-    while (ok && (ch = getopt_long(argc, argv, "o:qhV", LONG, NULL)) != -1) {
-        int n;
-        uint64_t u = 0;
-        switch (ch) {
-        case 'o':
-            c->out = optarg;
-            break;
-        case OPT_LOG:
-            c->log = optarg;
-            break;
-        case OPT_PLOT:
-            c->plot = optarg;
-            break;
-        case OPT_CKPT:
-            c->ckpt = optarg;
-            break;
-        case OPT_CKPT_EVERY:
-            ok = parse_int(optarg, 0, 1000000, &c->ckpt_every);
-            break;
-        case OPT_RESUME:
-            c->resume = true;
-            break;
-        case OPT_TOP:
-            ok = parse_int(optarg, 0, 100000, &c->top);
-            break;
-        case 'q':
-            c->quiet = true;
-            break;
-        case OPT_WEIGHTS:
-            c->weights = optarg;
-            break;
-        case OPT_SKIP:
-            ok = parse_int(optarg, 0, 100000, &c->load.skip_plies);
-            break;
-        case OPT_MAXSCORE:
-            ok = parse_int(optarg, 0, 32767, &c->load.max_score);
-            break;
-        case OPT_PERGAME:
-            ok = parse_int(optarg, 0, 100000, &c->load.per_game);
-            break;
-        case OPT_QRESOLVE:
-            c->load.qresolve = true;
-            break;
-        case OPT_NODEDUP:
-            c->load.dedup = false;
-            break;
-        case OPT_VALID:
-            ok = parse_double(optarg, 0, 0.9, &c->load.valid_frac);
-            break;
-        case OPT_CHECK:
-            ok = parse_u64(optarg, &c->load.check);
-            break;
-        case OPT_K:
-            ok = parse_double(optarg, 1e-9, 10, &c->K);
-            break;
-        case OPT_LAMBDA:
-            ok = parse_double(optarg, 0, 1, &c->lambda);
-            break;
-        case OPT_EPOCHS:
-            ok = parse_int(optarg, 0, 100000000, &c->train.epochs);
-            break;
-        case OPT_BATCH:
-            ok = parse_u64(optarg, &c->train.batch);
-            break;
-        case OPT_LR:
-            ok = parse_double(optarg, 1e-12, 1e6, &c->train.lr);
-            break;
-        case OPT_BETA1:
-            ok = parse_double(optarg, 0, 0.999999, &c->train.beta1);
-            break;
-        case OPT_BETA2:
-            ok = parse_double(optarg, 0, 0.99999999, &c->train.beta2);
-            break;
-        case OPT_PATIENCE:
-            ok = parse_int(optarg, 0, 100000000, &c->train.patience);
-            break;
-        case OPT_FREEZE: {
-            size_t len = strlen(c->freeze);
-            n = snprintf(c->freeze + len, sizeof c->freeze - len, "%s%s", len ? "," : "", optarg);
-            ok = n > 0 && (size_t)n < sizeof c->freeze - len;
-            break;
-        }
-        case OPT_SEED:
-            ok = parse_u64(optarg, &u);
-            c->load.seed = c->train.seed = u;
-            break;
-        case OPT_BENCH:
-            c->bench = true;
-            break;
-        case OPT_BENCH_N:
-            ok = parse_u64(optarg, &c->bench_positions) && c->bench_positions;
-            break;
-        case OPT_MATCH:
-            c->match = optarg;
-            break;
-        case OPT_PLAYER:
-            c->player = optarg;
-            break;
-        case OPT_SPRT: {
-            StatsError se;
-            if (!sprt_parse_text(optarg, &c->sprt, &se))
-                return say(err, errsize, "%s", se.msg);
-            break;
-        }
-        case 'h':
-            if (print)
-                fputs(USAGE, stdout);
-            return CLI_DONE;
-        case 'V':
-            if (print)
-                printf("chuhe-tune %s\n", CHUHE_VERSION);
-            return CLI_DONE;
-        default:
-            bad = argv[optind - 1];
-            ok = false;
-            break;
-        }
-        if (!ok && !bad)
-            bad = argv[optind - 1];
-    }
-    if (!ok)
-        return say(err, errsize,
-                   "bad or incomplete option near '%s' (chuhe-tune --help lists the options)",
-                   bad ? bad : "?");
-    c->files = (const char **)argv + optind;
-    c->nfiles = argc - optind;
+}
+
+/* A path next to --out: OUT.tsv, OUT.png, OUT.ckpt. */
+static const char *beside_out(const Cli *c, char *buf, size_t size, const char *ext)
+{
+    snprintf(buf, size, "%s%s", c->out, ext);
+    return buf;
+}
+
+/* What follows from the options read: the files, the derived paths, the frozen terms and
+ * the starting weights. */
+static bool finish(Cli *c, int nfiles, char **files, CliError *err)
+{
+    c->load.seed = c->train.seed; /* --seed sets both */
+    c->files = (const char **)files;
+    c->nfiles = nfiles;
     if (!c->bench && !c->match && c->nfiles == 0)
-        return say(err, errsize, "no run files given (chuhe-tune --help lists the options)");
-    if (!c->log) {
-        snprintf(c->log_buf, sizeof c->log_buf, "%s.tsv", c->out);
-        c->log = c->log_buf;
-    }
-    if (!c->plot) {
-        snprintf(c->plot_buf, sizeof c->plot_buf, "%s.png", c->out);
-        c->plot = c->plot_buf;
-    }
-    if (!c->ckpt) {
-        snprintf(c->ckpt_buf, sizeof c->ckpt_buf, "%s.ckpt", c->out);
-        c->ckpt = c->ckpt_buf;
-    }
-    if (c->freeze[0] && !parse_freeze(c->freeze, c->train.frozen, err, errsize))
-        return CLI_ERROR;
+        return ERROR_SET(err, "no run files given (chuhe-tune --help lists the options)");
+    if (!c->log)
+        c->log = beside_out(c, c->log_buf, sizeof c->log_buf, ".tsv");
+    if (!c->plot)
+        c->plot = beside_out(c, c->plot_buf, sizeof c->plot_buf, ".png");
+    if (!c->ckpt)
+        c->ckpt = beside_out(c, c->ckpt_buf, sizeof c->ckpt_buf, ".ckpt");
+    if (c->freeze[0] && !parse_freeze(c->freeze, c->train.frozen, err))
+        return false;
     if (c->weights) {
         WeightsError we;
         if (!weights_load(c->weights, &c->start, &we))
-            return say(err, errsize, "%s", we.msg);
+            return ERROR_SET(err, "%s", we.msg);
     } else {
         c->start = *weights_default();
     }
     c->load.params = &c->start;
-    return CLI_RUN;
+    return true;
+}
+
+/* getopt_long's view of the table: long options and the short option string. */
+static void getopt_tables(struct option *longopts, char *shortopts)
+{
+    int n = 0;
+    for (int i = 0; i < NOPTS; i++) {
+        const CliOpt *o = &OPTS[i];
+        if (o->kind == OPT_HEADING)
+            continue;
+        longopts[n++] =
+            (struct option){o->name, o->arg ? required_argument : no_argument, NULL, LONG_BASE + i};
+        if (o->letter) {
+            *shortopts++ = o->letter;
+            if (o->arg)
+                *shortopts++ = ':';
+        }
+    }
+    longopts[n] = (struct option){NULL, 0, NULL, 0};
+    *shortopts = '\0';
+}
+
+/* The row of what getopt_long returned; NULL for an unknown or incomplete option. */
+static const CliOpt *opt_of(int ch)
+{
+    if (ch >= LONG_BASE && ch < LONG_BASE + NOPTS)
+        return &OPTS[ch - LONG_BASE];
+    for (int i = 0; ch > 0 && i < NOPTS; i++)
+        if (OPTS[i].letter == ch)
+            return &OPTS[i];
+    return NULL;
+}
+
+CliStatus cli_parse(Cli *c, int argc, char **argv, bool print, CliError *err)
+{
+    struct option longopts[NOPTS + 1];
+    char shortopts[2 * NOPTS + 1];
+    getopt_tables(longopts, shortopts);
+    defaults(c);
+    opterr = 0;
+    optind = 0; /* glibc: start afresh, so that tests may parse several command lines */
+    int ch;
+    while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        const CliOpt *o = opt_of(ch);
+        if (!o) {
+            ERROR_SET(err,
+                      "bad or incomplete option near '%s' (chuhe-tune --help lists the options)",
+                      argv[optind - 1]);
+            return CLI_ERROR;
+        }
+        if (o->kind == OPT_HELP || o->kind == OPT_VERSION) {
+            if (print && o->kind == OPT_HELP)
+                cli_usage(stdout);
+            else if (print)
+                printf("chuhe-tune %s\n", CHUHE_VERSION);
+            return CLI_DONE;
+        }
+        if (!set_option(c, o, optarg, err))
+            return CLI_ERROR;
+    }
+    return finish(c, argc - optind, argv + optind, err) ? CLI_RUN : CLI_ERROR;
 }

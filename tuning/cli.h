@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "contracts/stats.h"
 #include "eval_terms.h"
@@ -31,14 +32,24 @@ typedef struct {
     int nfiles;
 } Cli;
 
+typedef struct {
+    char msg[1400]; /* room for --freeze's list of every term */
+} CliError;
+
 typedef enum {
     CLI_RUN,   /* options read: go on */
     CLI_DONE,  /* --help or --version answered */
-    CLI_ERROR, /* err says what is wrong */
+    CLI_ERROR, /* err says what is wrong; the program exits with CLI_EXIT_USAGE */
 } CliStatus;
 
+/* The exit status for a bad command line, as chuhe-coordinator uses. */
+enum { CLI_EXIT_USAGE = 2 };
+
 /* Reads the options into c (defaults first); print: whether --help and --version print
- * (rank 0 only). */
-CliStatus cli_parse(Cli *c, int argc, char **argv, bool print, char *err, size_t errsize);
+ * (rank 0 only). A bad number names the option, the text and the accepted range. */
+CliStatus cli_parse(Cli *c, int argc, char **argv, bool print, CliError *err);
+
+/* The --help text. */
+void cli_usage(FILE *f);
 
 #endif

@@ -1,10 +1,10 @@
 #include "loader.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "qresolve.h"
 #include "record.h"
 #include "rng.h"
@@ -49,16 +49,6 @@ typedef struct {
     LoadError *err;
 } Loader;
 
-static bool fail(LoadError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool fail(LoadError *err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
-    return false;
-}
-
 static bool keys_push(KeyList *k, uint64_t key, uint64_t place)
 {
     if (k->n == k->cap) {
@@ -93,7 +83,8 @@ static bool take(Loader *L, const char *path, uint64_t file, const RunPosition *
     const LoadOptions *o = L->opt;
     PosError pe;
     if (!record_unpack(&r->board, L->pos, &pe))
-        return fail(L->err, "%s: /positions row %llu: %s", path, (unsigned long long)row, pe.msg);
+        return ERROR_SET(L->err, "%s: /positions row %llu: %s", path, (unsigned long long)row,
+                         pe.msg);
     if (o->qresolve) {
         int plies = qresolve(L->pos, o->params);
         if (plies) {
@@ -107,10 +98,10 @@ static bool take(Loader *L, const char *path, uint64_t file, const RunPosition *
         if (tp->coef[k] < INT8_MIN || tp->coef[k] > INT8_MAX) {
             char name[48];
             weights_param_name(tp->idx[k], name, sizeof name);
-            return fail(L->err,
-                        "%s: /positions row %llu: %s is used %d times, more than the "
-                        "stored coefficients hold (int8)",
-                        path, (unsigned long long)row, name, tp->coef[k]);
+            return ERROR_SET(L->err,
+                             "%s: /positions row %llu: %s is used %d times, more than the "
+                             "stored coefficients hold (int8)",
+                             path, (unsigned long long)row, name, tp->coef[k]);
         }
         L->coef8[k] = (int8_t)tp->coef[k];
     }
@@ -119,13 +110,14 @@ static bool take(Loader *L, const char *path, uint64_t file, const RunPosition *
         L->st.checked++;
         if (!trace_check(L->pos, o->params, tp->idx, L->coef8, tp->n, tp->phase, TRACE_TOLERANCE,
                          &m))
-            return fail(L->err,
-                        "the tuner's linear form does not reproduce the engine's evaluation: "
-                        "%s: row %llu: %s: evaluate() %d, reconstruction %d (Red's view, phase "
-                        "%d). The trace build of engine/evaluate.c and the library disagree: "
-                        "rebuild both (make clean; make), and check that every term goes "
-                        "through ADD",
-                        path, (unsigned long long)row, m.fen, m.engine, m.reconstructed, m.phase);
+            return ERROR_SET(
+                L->err,
+                "the tuner's linear form does not reproduce the engine's evaluation: "
+                "%s: row %llu: %s: evaluate() %d, reconstruction %d (Red's view, phase "
+                "%d). The trace build of engine/evaluate.c and the library disagree: "
+                "rebuild both (make clean; make), and check that every term goes "
+                "through ADD",
+                path, (unsigned long long)row, m.fen, m.engine, m.reconstructed, m.phase);
     }
     int red = packed_side(&r->board) == RED;
     int score = red ? r->score : -r->score, result = red ? r->result : -r->result;
@@ -133,8 +125,8 @@ static bool take(Loader *L, const char *path, uint64_t file, const RunPosition *
     if (!dataset_add(L->set[set], tp->idx, L->coef8, tp->n, tp->phase, score, result,
                      (uint32_t)(rng_mix(place) >> 32)) ||
         !keys_push(&L->keys[set], pos_key(L->pos), place))
-        return fail(L->err, "out of memory after %llu positions",
-                    (unsigned long long)(L->set[0]->n + L->set[1]->n));
+        return ERROR_SET(L->err, "out of memory after %llu positions",
+                         (unsigned long long)(L->set[0]->n + L->set[1]->n));
     return true;
 }
 
@@ -211,8 +203,8 @@ static bool check_row(Loader *L, const char *path, uint64_t row, const RunPositi
     else if (r->flags & ~RECORD_FLAGS_ALL)
         why = "unknown flag bits";
     if (why)
-        return fail(L->err, "%s: /positions row %llu (game %llu, ply %d): %s", path,
-                    (unsigned long long)row, (unsigned long long)g->game_id, ply, why);
+        return ERROR_SET(L->err, "%s: /positions row %llu (game %llu, ply %d): %s", path,
+                         (unsigned long long)row, (unsigned long long)g->game_id, ply, why);
     return true;
 }
 
@@ -245,7 +237,7 @@ static bool load_file(Loader *L, RunFile *rf, const char *path, uint64_t file, u
                 block_n = end - row < READ_BLOCK ? end - row : READ_BLOCK;
                 RunError re;
                 if (!runfile_read_positions(rf, block_start, block_n, L->rows, &re))
-                    return fail(L->err, "%s", re.msg);
+                    return ERROR_SET(L->err, "%s", re.msg);
             }
             const RunPosition *r = &L->rows[row - block_start];
             L->st.rows++;
@@ -369,7 +361,7 @@ static bool dedup_sets(Loader *L)
         dataset_filter(L->set[0], keep);
         dataset_filter(L->set[1], keep + n0);
     } else {
-        fail(L->err, "out of memory or an MPI failure while removing duplicates");
+        ERROR_SET(L->err, "out of memory or an MPI failure while removing duplicates");
     }
     free(keep);
     return ok;
@@ -387,7 +379,7 @@ bool load_runfiles(Comm *comm, const char *const *paths, int npaths, const LoadO
     memset(err, 0, sizeof *err);
     bool ok = L && pos && tp && rows && rf && offset;
     if (!ok)
-        fail(err, "out of memory");
+        ERROR_SET(err, "out of memory");
     else {
         L->comm = comm;
         L->opt = opt;
@@ -405,7 +397,7 @@ bool load_runfiles(Comm *comm, const char *const *paths, int npaths, const LoadO
         RunError re;
         rf[f] = runfile_open_read(paths[f], &re);
         if (!rf[f])
-            ok = fail(err, "%s", re.msg);
+            ok = ERROR_SET(err, "%s", re.msg);
         else
             offset[f + 1] = offset[f] + runfile_position_count(rf[f]);
     }
@@ -441,7 +433,7 @@ bool load_runfiles(Comm *comm, const char *const *paths, int npaths, const LoadO
         ok = comm_sum_u64(comm, (uint64_t *)stats, LOAD_STATS_NB);
         stats->files = files;
         if (!ok)
-            fail(err, "MPI: a collective failed");
+            ERROR_SET(err, "MPI: a collective failed");
     }
     if (L) {
         keys_free(&L->keys[0]);

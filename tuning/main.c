@@ -198,77 +198,121 @@ static int run_bench(Cli *c)
 /* What a tuning run holds; freed by run_tune whatever happens. */
 typedef struct {
     Dataset train, valid;
+    LoadStats st;
+    uint64_t data_hash; /* of the positions on every rank: a checkpoint must match it */
+    char config[1024];  /* config_text: a checkpoint must match it too */
     TrainState *s;
     uint32_t *perm;
 } Run;
 
-static int tune(Cli *c, Run *run)
+/* Reads and selects the positions and prints what was kept. */
+static int load_positions(Cli *c, Run *run)
 {
-    Comm *comm = g_comm;
-    bool root = comm->rank == 0;
     Dataset *train = &run->train, *valid = &run->valid;
-    LoadStats st;
     LoadError lerr;
     double t_load = now_seconds();
-    if (!load_runfiles(comm, c->files, c->nfiles, &c->load, train, valid, &st, &lerr))
+    if (!load_runfiles(g_comm, c->files, c->nfiles, &c->load, train, valid, &run->st, &lerr))
         return fail_all("%s", lerr.msg);
-    print_stats(c, &st);
-    if (st.train == 0)
+    print_stats(c, &run->st);
+    if (run->st.train == 0)
         return fail_all("no training positions left after selection");
     uint64_t sums[2] = {dataset_hash(train), dataset_hash(valid)};
-    if (!comm_sum_u64(comm, sums, 2))
+    if (!comm_sum_u64(g_comm, sums, 2))
         return fail_all("MPI: a collective failed");
-    uint64_t dh = sums[0] ^ rng_mix(sums[1] + 1);
-    if (root)
+    run->data_hash = sums[0] ^ rng_mix(sums[1] + 1);
+    if (g_comm->rank == 0)
         printf("loaded in %.2f s, %.1f bytes per position on rank 0\n", now_seconds() - t_load,
                train->n + valid->n ? (double)(dataset_bytes(train) + dataset_bytes(valid)) /
                                          (double)(train->n + valid->n)
                                    : 0.0);
+    config_text(c, run->config, sizeof run->config);
+    return 0;
+}
 
-    char config[1024], err[1400] = "";
-    config_text(c, config, sizeof config);
-    double w0[MODEL_NW];
-    model_from_params(&c->start, w0);
-    TrainState *s = NULL;
-    if (c->resume) {
-        s = run->s = train_load(c->ckpt, config, dh, err, sizeof err);
-        if (!comm_agree(comm, s != NULL, err, sizeof err))
-            return fail_all("--resume: %s", err);
+/* K, given or fitted to the results; 0 when fitting fails. */
+static double choose_k(const Cli *c, Run *run, const double *w0)
+{
+    bool root = g_comm->rank == 0;
+    if (c->K > 0) {
         if (root)
+            printf("K = %.8g (given)\n", c->K);
+        return c->K;
+    }
+    const Dataset *sets[2] = {&run->train, &run->valid};
+    double K = model_fit_k(g_comm, sets, 2, w0);
+    if (K <= 0)
+        return 0;
+    if (root)
+        printf("K = %.8g (fitted: least squares of sigmoid(K * eval) against the "
+               "results, %" PRIu64 " positions)\n",
+               K, run->st.train + run->st.valid);
+    if (root && (K < 2e-5 || K > 0.5))
+        fprintf(stderr,
+                "chuhe-tune: warning: K = %g is at the end of the range "
+                "searched (1e-5 .. 1): the results hardly depend on the evaluation "
+                "(all draws?); consider --K or --lambda 1\n",
+                K);
+    return K;
+}
+
+/* The optimiser: the checkpoint's with --resume, else a new one; then the labels and the
+ * mini-batch order. */
+static int start_training(Cli *c, Run *run)
+{
+    TrainState *s;
+    if (c->resume) {
+        char err[1400] = "";
+        s = run->s = train_load(c->ckpt, run->config, run->data_hash, err, sizeof err);
+        if (!comm_agree(g_comm, s != NULL, err, sizeof err))
+            return fail_all("--resume: %s", err);
+        if (g_comm->rank == 0)
             printf("resumed from %s after epoch %d (K = %.8g)\n", c->ckpt, s->epoch, s->K);
     } else {
-        double K = c->K;
-        if (K <= 0) {
-            const Dataset *sets[2] = {train, valid};
-            K = model_fit_k(comm, sets, 2, w0);
-            if (K <= 0)
-                return fail_all("fitting K failed (out of memory or MPI)");
-            if (root)
-                printf("K = %.8g (fitted: least squares of sigmoid(K * eval) against the "
-                       "results, %" PRIu64 " positions)\n",
-                       K, st.train + st.valid);
-            if (root && (K < 2e-5 || K > 0.5))
-                fprintf(stderr,
-                        "chuhe-tune: warning: K = %g is at the end of the range "
-                        "searched (1e-5 .. 1): the results hardly depend on the evaluation "
-                        "(all draws?); consider --K or --lambda 1\n",
-                        K);
-        } else if (root) {
-            printf("K = %.8g (given)\n", K);
-        }
-        s = run->s = train_new(&c->train, w0, K, st.train, st.valid);
-        if (!comm_all_ok(comm, s != NULL))
+        double w0[MODEL_NW];
+        model_from_params(&c->start, w0);
+        double K = choose_k(c, run, w0);
+        if (K <= 0)
+            return fail_all("fitting K failed (out of memory or MPI)");
+        s = run->s = train_new(&c->train, w0, K, run->st.train, run->st.valid);
+        if (!comm_all_ok(g_comm, s != NULL))
             return fail_all("out of memory");
     }
-    model_set_labels(train, s->K, c->lambda);
-    model_set_labels(valid, s->K, c->lambda);
-    uint32_t *perm = NULL;
+    model_set_labels(&run->train, s->K, c->lambda);
+    model_set_labels(&run->valid, s->K, c->lambda);
     if (c->train.batch) {
-        perm = run->perm = malloc((train->n ? train->n : 1) * sizeof *perm);
-        if (!comm_all_ok(comm, perm && train->n < UINT32_MAX))
+        uint64_t n = run->train.n;
+        run->perm = malloc((n ? n : 1) * sizeof *run->perm);
+        if (!comm_all_ok(g_comm, run->perm && n < UINT32_MAX))
             return fail_all("out of memory for the mini-batch order");
     }
+    return 0;
+}
 
+/* Rank 0, after an epoch: its table row, the TSV and the progress line. */
+static void report_epoch(const Cli *c, const TrainState *s, double per_epoch)
+{
+    const EpochRow *row = &s->hist[s->nhist - 1];
+    char err[1400];
+    report_table_row(stdout, row);
+    fflush(stdout);
+    if (!report_tsv(c->log, s->hist, s->nhist, err, sizeof err))
+        fprintf(stderr, "chuhe-tune: warning: %s\n", err);
+    if (!c->quiet) {
+        char eta[32];
+        format_eta(per_epoch * (c->train.epochs - s->epoch), eta, sizeof eta);
+        fprintf(stderr,
+                "chuhe-tune: epoch %d/%d  train %.8f  valid %.8f  best %.8f "
+                "(after %d)  %.2f s/epoch  ETA %s\n",
+                s->epoch, c->train.epochs, row->train_loss, row->valid_loss, s->best_loss,
+                s->best_epoch - 1, per_epoch, eta);
+    }
+}
+
+/* The epochs, with a checkpoint after each one that --checkpoint-every asks for. */
+static int run_epochs(Cli *c, Run *run)
+{
+    bool root = g_comm->rank == 0;
+    TrainState *s = run->s;
     if (root) {
         printf("fitting %d weights (%d parameters x midgame, endgame) by Adam, %s, lr %g\n",
                MODEL_NW, EVAL_PARAM_NB, c->train.batch ? "mini-batches" : "full batch",
@@ -282,45 +326,39 @@ static int tune(Cli *c, Run *run)
     int first_epoch = s->epoch;
     bool ok = true;
     while (ok && !s->stopped && s->epoch < c->train.epochs) {
-        ok = train_epoch(comm, &c->train, s, train, valid, perm);
+        ok = train_epoch(g_comm, &c->train, s, &run->train, &run->valid, run->perm);
         if (!ok)
             break;
-        const EpochRow *row = &s->hist[s->nhist - 1];
         bool ckpt_now = c->ckpt_every && (s->epoch % c->ckpt_every == 0 || s->stopped ||
                                           s->epoch == c->train.epochs);
         bool saved = true;
+        char err[1400] = "";
         if (root && ckpt_now)
-            saved = train_save(c->ckpt, s, config, dh, err, sizeof err);
-        if (!comm_agree(comm, saved, err, sizeof err))
+            saved = train_save(c->ckpt, s, run->config, run->data_hash, err, sizeof err);
+        if (!comm_agree(g_comm, saved, err, sizeof err))
             return fail_all("checkpoint: %s", err);
-        if (root) {
-            report_table_row(stdout, row);
-            fflush(stdout);
-            if (!report_tsv(c->log, s->hist, s->nhist, err, sizeof err))
-                fprintf(stderr, "chuhe-tune: warning: %s\n", err);
-            if (!c->quiet) {
-                double per = (now_seconds() - t0) / (s->epoch - first_epoch);
-                char eta[32];
-                format_eta(per * (c->train.epochs - s->epoch), eta, sizeof eta);
-                fprintf(stderr,
-                        "chuhe-tune: epoch %d/%d  train %.8f  valid %.8f  best %.8f "
-                        "(after %d)  %.2f s/epoch  ETA %s\n",
-                        s->epoch, c->train.epochs, row->train_loss, row->valid_loss, s->best_loss,
-                        s->best_epoch - 1, per, eta);
-            }
-        }
+        if (root)
+            report_epoch(c, s, (now_seconds() - t0) / (s->epoch - first_epoch));
     }
     if (ok)
-        ok = train_finish(comm, s, train, valid);
+        ok = train_finish(g_comm, s, &run->train, &run->valid);
     if (!ok)
         return fail_all("training failed (out of memory or MPI)");
+    return 0;
+}
 
-    if (root) {
+/* Rank 0 writes the best weights, the epoch table and the plot, and lists the parameters
+ * that moved most; every rank returns the same status. */
+static int write_results(const Cli *c, const Run *run)
+{
+    const TrainState *s = run->s;
+    const char *loss = run->st.valid ? "validation" : "training";
+    bool ok = true;
+    if (g_comm->rank == 0) {
         if (s->stopped)
-            printf("early stop: no better %s loss for %d epochs\n",
-                   st.valid ? "validation" : "training", c->train.patience);
+            printf("early stop: no better %s loss for %d epochs\n", loss, c->train.patience);
         printf("best: the weights after %d epoch%s, %s loss %.8f\n", s->best_epoch - 1,
-               s->best_epoch == 2 ? "" : "s", st.valid ? "validation" : "training", s->best_loss);
+               s->best_epoch == 2 ? "" : "s", loss, s->best_loss);
         EvalParams tuned;
         model_to_params(s->best_w, &tuned);
         WeightsError we;
@@ -330,6 +368,7 @@ static int tune(Cli *c, Run *run)
         } else {
             printf("weights: %s\n", c->out);
         }
+        char err[1400];
         if (!report_tsv(c->log, s->hist, s->nhist, err, sizeof err))
             fprintf(stderr, "chuhe-tune: warning: %s\n", err);
         else
@@ -340,7 +379,7 @@ static int tune(Cli *c, Run *run)
             fprintf(stderr, "chuhe-tune: warning: %s\n", err);
         report_moved(stdout, s->w0, s->best_w, c->top);
     }
-    return comm_all_ok(comm, ok) ? 0 : 1;
+    return comm_all_ok(g_comm, ok) ? 0 : 1;
 }
 
 static int run_tune(Cli *c)
@@ -349,7 +388,13 @@ static int run_tune(Cli *c)
     memset(&run, 0, sizeof run);
     dataset_init(&run.train);
     dataset_init(&run.valid);
-    int rc = tune(c, &run);
+    int rc = load_positions(c, &run);
+    if (rc == 0)
+        rc = start_training(c, &run);
+    if (rc == 0)
+        rc = run_epochs(c, &run);
+    if (rc == 0)
+        rc = write_results(c, &run);
     train_free(&run.s);
     free(run.perm);
     dataset_free(&run.train);
@@ -367,10 +412,15 @@ int main(int argc, char **argv)
     g_comm = &comm;
     position_init();
     Cli *c = malloc(sizeof *c);
-    char err[1400] = "out of memory";
-    CliStatus st = c ? cli_parse(c, argc, argv, comm.rank == 0, err, sizeof err) : CLI_ERROR;
-    int rc = st == CLI_ERROR ? fail_all("%s", err) : 0;
-    if (st == CLI_RUN) {
+    CliError err;
+    CliStatus st = c ? cli_parse(c, argc, argv, comm.rank == 0, &err) : CLI_ERROR;
+    int rc = 0;
+    if (!c) {
+        rc = fail_all("out of memory");
+    } else if (st == CLI_ERROR) {
+        fail_all("%s", err.msg);
+        rc = CLI_EXIT_USAGE;
+    } else if (st == CLI_RUN) {
         if (c->match)
             rc = comm.rank == 0 ? match_report(c->match, c->player, &c->sprt, stdout, stderr) : 0;
         else if (c->bench)

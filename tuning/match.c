@@ -1,20 +1,10 @@
 #include "match.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "contracts/runfile.h"
-
-static bool fail(MatchError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool fail(MatchError *err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
-    return false;
-}
+#include "error.h"
 
 /* Player p's score in game g. */
 static StatsScore score_of(const RunGame *g, uint16_t p)
@@ -33,7 +23,7 @@ bool match_count(const char *path, const char *player, StatsCounts *out, int *pl
     RunError re;
     RunFile *rf = runfile_open_read(path, &re);
     if (!rf)
-        return fail(err, "%s", re.msg);
+        return ERROR_SET(err, "%s", re.msg);
     uint16_t np = runfile_player_count(rf), me = np;
     for (uint16_t i = 0; i < np && me == np; i++) {
         const RunPlayer *p = runfile_player(rf, i);
@@ -42,8 +32,8 @@ bool match_count(const char *path, const char *player, StatsCounts *out, int *pl
     }
     if (me == np) {
         runfile_close(&rf, &re);
-        return player ? fail(err, "%s: no player named '%s'", path, player)
-                      : fail(err, "%s: the run has no players", path);
+        return player ? ERROR_SET(err, "%s: no player named '%s'", path, player)
+                      : ERROR_SET(err, "%s: the run has no players", path);
     }
     stats_counts_init(out);
     uint64_t ng = runfile_game_count(rf);

@@ -2,23 +2,13 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "error.h"
 #include "weights.h"
-
-static bool say(char *err, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool say(char *err, size_t size, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, size, fmt, ap);
-    va_end(ap);
-    return false;
-}
 
 void report_table_header(FILE *f)
 {
@@ -34,10 +24,10 @@ bool report_tsv(const char *path, const EpochRow *rows, int n, char *err, size_t
 {
     char tmp[4096];
     if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return say(err, errsize, "%s: path too long", path);
+        return error_set(err, errsize, "%s: path too long", path);
     FILE *f = fopen(tmp, "w");
     if (!f)
-        return say(err, errsize, "%s: %s", tmp, strerror(errno));
+        return error_set(err, errsize, "%s: %s", tmp, strerror(errno));
     bool ok = fprintf(f, "epoch\ttrain_loss\tvalid_loss\tseconds\n") > 0;
     for (int i = 0; ok && i < n; i++)
         ok = fprintf(f, "%d\t%.10g\t%.10g\t%.4f\n", rows[i].epoch, rows[i].train_loss,
@@ -45,7 +35,7 @@ bool report_tsv(const char *path, const EpochRow *rows, int n, char *err, size_t
     ok = fclose(f) == 0 && ok;
     if (!ok || rename(tmp, path) != 0) {
         remove(tmp);
-        return say(err, errsize, "%s: write error", path);
+        return error_set(err, errsize, "%s: write error", path);
     }
     return true;
 }
@@ -85,12 +75,12 @@ static void gp_quote(FILE *f, const char *s)
 bool report_plot(const char *tsv, const char *png, const char *title, char *err, size_t errsize)
 {
     if (!report_have_gnuplot())
-        return say(err, errsize,
-                   "gnuplot is not installed (scripts/install-deps installs "
-                   "gnuplot-nox): no plot");
+        return error_set(err, errsize,
+                         "gnuplot is not installed (scripts/install-deps installs "
+                         "gnuplot-nox): no plot");
     FILE *g = popen("gnuplot >/dev/null 2>&1", "w");
     if (!g)
-        return say(err, errsize, "cannot start gnuplot: %s", strerror(errno));
+        return error_set(err, errsize, "cannot start gnuplot: %s", strerror(errno));
     fprintf(g, "set terminal png size 900,560\nset output ");
     gp_quote(g, png);
     fprintf(g, "\nset title ");
@@ -104,7 +94,7 @@ bool report_plot(const char *tsv, const char *png, const char *title, char *err,
     fprintf(g, " using 1:3 skip 1 with lines lw 2 title 'validation'\n");
     int st = pclose(g);
     if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return say(err, errsize, "gnuplot failed to draw %s", png);
+        return error_set(err, errsize, "gnuplot failed to draw %s", png);
     return true;
 }
 

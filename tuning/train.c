@@ -2,12 +2,13 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "array.h"
+#include "error.h"
 #include "rng.h"
 
 void train_options_default(TrainOptions *o)
@@ -83,14 +84,8 @@ static bool set_loss(Comm *comm, const TrainState *s, const double *w, const Dat
 
 static bool history_push(TrainState *s, const EpochRow *row)
 {
-    if (s->nhist == s->hist_cap) {
-        int cap = s->hist_cap ? 2 * s->hist_cap : 64;
-        EpochRow *h = realloc(s->hist, (size_t)cap * sizeof *h);
-        if (!h)
-            return false;
-        s->hist = h;
-        s->hist_cap = cap;
-    }
+    if (!array_reserve((void **)&s->hist, &s->hist_cap, (size_t)s->nhist + 1, sizeof *s->hist, 64))
+        return false;
     s->hist[s->nhist++] = *row;
     return true;
 }
@@ -235,25 +230,15 @@ static void put(Out *o, const void *p, size_t n)
         o->ok = false;
 }
 
-static bool say(char *err, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool say(char *err, size_t size, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, size, fmt, ap);
-    va_end(ap);
-    return false;
-}
-
 bool train_save(const char *path, const TrainState *s, const char *config, uint64_t data_hash,
                 char *err, size_t errsize)
 {
     char tmp[4096];
     if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return say(err, errsize, "%s: path too long", path);
+        return error_set(err, errsize, "%s: path too long", path);
     Out o = {fopen(tmp, "wb"), 0xcbf29ce484222325ULL, true};
     if (!o.f)
-        return say(err, errsize, "%s: %s", tmp, strerror(errno));
+        return error_set(err, errsize, "%s: %s", tmp, strerror(errno));
     uint64_t th = train_terms_hash();
     uint32_t nw = MODEL_NW, clen = (uint32_t)strlen(config);
     int32_t epoch = s->epoch, best_epoch = s->best_epoch, bad = s->bad_epochs, nhist = s->nhist;
@@ -293,11 +278,11 @@ bool train_save(const char *path, const TrainState *s, const char *config, uint6
     ok = fclose(o.f) == 0 && ok;
     if (!ok) {
         remove(tmp);
-        return say(err, errsize, "%s: write error", tmp);
+        return error_set(err, errsize, "%s: write error", tmp);
     }
     if (rename(tmp, path) != 0) {
         remove(tmp);
-        return say(err, errsize, "%s: %s", path, strerror(errno));
+        return error_set(err, errsize, "%s: %s", path, strerror(errno));
     }
     return true;
 }
@@ -323,29 +308,24 @@ static unsigned char *slurp(const char *path, size_t *len, char *err, size_t err
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        say(err, errsize, "%s: %s", path, strerror(errno));
+        error_set(err, errsize, "%s: %s", path, strerror(errno));
         return NULL;
     }
-    size_t cap = 1 << 20, n = 0;
-    unsigned char *buf = malloc(cap);
-    while (buf) {
+    /* the whole file, in a buffer doubled from 1 MiB up to 1 GiB */
+    size_t cap = 0, n = 0;
+    unsigned char *buf = NULL;
+    bool fits;
+    while ((fits = n < ((size_t)1 << 30) &&
+                   array_reserve((void **)&buf, &cap, n + 1, 1, (size_t)1 << 20))) {
         n += fread(buf + n, 1, cap - n, f);
         if (n < cap)
             break;
-        unsigned char *b = cap < ((size_t)1 << 30) ? realloc(buf, cap * 2) : NULL;
-        if (!b) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = b;
-        cap *= 2;
     }
     bool bad = ferror(f);
     fclose(f);
-    if (!buf || bad) {
+    if (!fits || bad) {
         free(buf);
-        say(err, errsize, "%s: %s", path, buf ? "read error" : "too large or out of memory");
+        error_set(err, errsize, "%s: %s", path, fits ? "read error" : "too large or out of memory");
         return NULL;
     }
     *len = n;
@@ -369,11 +349,11 @@ TrainState *train_load(const char *path, const char *config, uint64_t data_hash,
     uint8_t stopped = 0;
     bool ok = false;
     if (!s) {
-        say(err, errsize, "out of memory");
+        error_set(err, errsize, "out of memory");
         goto out;
     }
     if (len < sizeof magic + 8 || memcmp(buf, CKPT_MAGIC, sizeof magic) != 0) {
-        say(err, errsize, "%s: not a chuhe-tune checkpoint", path);
+        error_set(err, errsize, "%s: not a chuhe-tune checkpoint", path);
         goto out;
     }
     for (size_t i = 0; i < len - 8; i++)
@@ -381,7 +361,7 @@ TrainState *train_load(const char *path, const char *config, uint64_t data_hash,
     uint64_t stored;
     memcpy(&stored, buf + len - 8, 8);
     if (stored != h) {
-        say(err, errsize, "%s: checkpoint is damaged (checksum mismatch)", path);
+        error_set(err, errsize, "%s: checkpoint is damaged (checksum mismatch)", path);
         goto out;
     }
     get(&in, magic, sizeof magic);
@@ -390,30 +370,31 @@ TrainState *train_load(const char *path, const char *config, uint64_t data_hash,
     get(&in, &dh, 8);
     get(&in, &clen, 4);
     if (th != train_terms_hash() || nw != MODEL_NW) {
-        say(err, errsize, "%s: checkpoint of another term list (eval_terms.h changed since)", path);
+        error_set(err, errsize, "%s: checkpoint of another term list (eval_terms.h changed since)",
+                  path);
         goto out;
     }
     if (!in.ok || clen > len) {
-        say(err, errsize, "%s: checkpoint is truncated", path);
+        error_set(err, errsize, "%s: checkpoint is truncated", path);
         goto out;
     }
     cfg = calloc(clen + 1, 1);
     if (!cfg) {
-        say(err, errsize, "out of memory");
+        error_set(err, errsize, "out of memory");
         goto out;
     }
     get(&in, cfg, clen);
     if (strcmp(cfg, config) != 0) {
-        say(err, errsize,
-            "%s: checkpoint made with other settings:\n  checkpoint: %s\n  now:        %s", path,
-            cfg, config);
+        error_set(err, errsize,
+                  "%s: checkpoint made with other settings:\n  checkpoint: %s\n  now:        %s",
+                  path, cfg, config);
         goto out;
     }
     if (dh != data_hash) {
-        say(err, errsize,
-            "%s: checkpoint made on other positions (the files or the "
-            "selection differ)",
-            path);
+        error_set(err, errsize,
+                  "%s: checkpoint made on other positions (the files or the "
+                  "selection differ)",
+                  path);
         goto out;
     }
     get(&in, &s->K, 8);
@@ -433,7 +414,7 @@ TrainState *train_load(const char *path, const char *config, uint64_t data_hash,
     get(&in, s->best_w, sizeof s->best_w);
     get(&in, &nhist, 4);
     if (!in.ok || nhist < 0 || (size_t)nhist > len / 28) {
-        say(err, errsize, "%s: checkpoint is truncated", path);
+        error_set(err, errsize, "%s: checkpoint is truncated", path);
         goto out;
     }
     for (int i = 0; i < nhist; i++) {
@@ -445,12 +426,12 @@ TrainState *train_load(const char *path, const char *config, uint64_t data_hash,
         get(&in, &r.valid_loss, 8);
         get(&in, &r.seconds, 8);
         if (!in.ok || !history_push(s, &r)) {
-            say(err, errsize, "%s: checkpoint is truncated", path);
+            error_set(err, errsize, "%s: checkpoint is truncated", path);
             goto out;
         }
     }
     if (!in.ok || in.at != len - 8) {
-        say(err, errsize, "%s: checkpoint has %zu unexpected bytes", path, len - 8 - in.at);
+        error_set(err, errsize, "%s: checkpoint has %zu unexpected bytes", path, len - 8 - in.at);
         goto out;
     }
     s->epoch = epoch;

@@ -59,7 +59,8 @@ typedef struct {
     int best_epoch; /* 0: none yet */
     int bad_epochs;
     bool stopped;
-    int nhist, hist_cap;
+    int nhist;
+    size_t hist_cap;
     EpochRow *hist;
 } TrainState;
 

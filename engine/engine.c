@@ -95,12 +95,9 @@ bool engine_set_hash(Engine *e, size_t mb)
 {
     if (mb < 1 || mb > ENGINE_HASH_MAX_MB)
         return false;
-    if (!tt_resize(&e->tt, mb)) {
-        /* keep a working table rather than none */
-        tt_resize(&e->tt, 1);
-        e->hash_mb = 1;
+    /* tt_resize keeps the current table when the new one cannot be had */
+    if (!tt_resize(&e->tt, mb))
         return false;
-    }
     e->hash_mb = (int)mb;
     return true;
 }

@@ -39,6 +39,8 @@ const Position *engine_position(const Engine *e);
 SearchResult engine_search(Engine *e, const SearchLimits *limits, const SearchCallbacks *cb);
 void engine_stop(Engine *e);
 
+/* False when mb is outside 1..ENGINE_HASH_MAX_MB or cannot be allocated: the table in
+ * use and its size stay. */
 bool engine_set_hash(Engine *e, size_t mb);
 void engine_clear_hash(Engine *e);
 int engine_hash_mb(const Engine *e);

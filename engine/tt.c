@@ -11,13 +11,10 @@ bool tt_resize(TT *tt, size_t mb)
     if (mb < 1)
         mb = 1;
     size_t clusters = mb * 1024 * 1024 / sizeof(TTCluster);
+    /* the new table first: when it cannot be had, the old one stays in use */
     void *mem = NULL;
-    if (posix_memalign(&mem, 64, clusters * sizeof(TTCluster)) != 0) {
-        free(tt->table);
-        tt->table = NULL;
-        tt->clusters = 0;
+    if (posix_memalign(&mem, 64, clusters * sizeof(TTCluster)) != 0)
         return false;
-    }
     free(tt->table);
     tt->table = mem;
     tt->clusters = clusters;

@@ -46,7 +46,8 @@ typedef struct {
     Bound bound;
 } TTProbe;
 
-/* Allocates mb megabytes (at least 1); false when out of memory (tt then empty). */
+/* Allocates a cleared table of mb megabytes (at least 1) in place of the current one;
+ * false when out of memory, and then the current table (or none) stays, entries and all. */
 bool tt_resize(TT *tt, size_t mb);
 void tt_free(TT *tt);
 void tt_clear(TT *tt);

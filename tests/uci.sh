@@ -81,5 +81,17 @@ check "a 1200-ply move list is accepted" $? "$out"
 printf 'isready\n' | timeout 10 "$bin" >/dev/null 2>&1
 check "end of input ends the engine with status 0" $? "exit status $?"
 
+long=$(printf 'x%.0s' $(seq 1100))
+out=$(run "setoption name EvalFile value /tmp/$long\nsetoption name $long value 1\nisready\n")
+[ "$(grep -c '^info string error: setoption: the name or the value is too long$' <<<"$out")" = 2 ] &&
+    grep -q '^readyok$' <<<"$out"
+check "setoption: a name or value too long is refused, not cut short" $? "$out"
+
+out=$(run "ucci\nsetoption hashsize 0\nsetoption hashsize\nsetoption name Hash value 8\nsetoption hashsize 8\nisready\n")
+[ "$(grep -c '^info string error: ' <<<"$out")" = 2 ] &&
+    grep -qF "info string error: setoption hashsize: '0' is out of range (allowed: 1..65536)" <<<"$out" &&
+    grep -qF "info string error: setoption hashsize: needs a whole number (allowed: 1..65536)" <<<"$out"
+check "UCCI setoption <name> [<value>] and the UCI form both read the value" $? "$out"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -1,5 +1,6 @@
 /* bin/chuhe-engine: UCI on stdin/stdout, or the command given on the command line
- * (e.g. `chuhe-engine go perft 5`, `chuhe-engine bench`), run once. */
+ * (e.g. `chuhe-engine go perft 5`, `chuhe-engine bench`), run once: its exit status is
+ * then 0, 1 when the command failed, 2 when it was malformed (see UciStatus). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +29,10 @@ int main(int argc, char **argv)
             if (i + 1 < argc)
                 strcat(line, " ");
         }
-        uci_command(&uci, line);
+        UciStatus status = uci_command(&uci, line);
         free(line);
         uci_finish(&uci, true);
+        return (int)status;
     } else {
         uci_loop(&uci, stdin);
         uci_finish(&uci, false);

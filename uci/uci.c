@@ -4,14 +4,17 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "movegen.h"
 #include "notation.h"
+#include "numparse.h"
 #include "rules.h"
 
 #ifndef CHUHE_VERSION
@@ -19,6 +22,9 @@
 #endif
 
 enum { MAX_TOKENS = 4096 };
+
+/* The largest clock, increment, move time or node count "go" takes: 2^40 ms is 35 years. */
+static const long long GO_MAX = 1LL << 40;
 
 /* Every line goes out whole, whichever thread writes it. */
 static void say(Uci *uci, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -34,8 +40,10 @@ static void say(Uci *uci, const char *fmt, ...)
     va_end(ap);
 }
 
-static void error_line(Uci *uci, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void error_line(Uci *uci, const char *fmt, ...)
+/* Answers a refused command with its one error line; returns status. */
+static UciStatus refuse(Uci *uci, UciStatus status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static UciStatus refuse(Uci *uci, UciStatus status, const char *fmt, ...)
 {
     char msg[400];
     va_list ap;
@@ -43,6 +51,19 @@ static void error_line(Uci *uci, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     say(uci, "info string error: %s", msg);
+    return status;
+}
+
+/* Reads text (NULL when the value is missing) as a whole number of lo..hi; false after
+ * an error line naming what, the text and the range. */
+static bool read_number(Uci *uci, const char *what, const char *text, long long lo, long long hi,
+                        long long *out)
+{
+    char msg[400];
+    if (numparse_int(what, text, lo, hi, out, msg, sizeof msg))
+        return true;
+    refuse(uci, UCI_USAGE, "%s", msg);
+    return false;
 }
 
 bool uci_init(Uci *uci, FILE *out)
@@ -98,22 +119,9 @@ static int tokenize(char *line, char **tok, int max)
     return n;
 }
 
-static bool parse_long(const char *s, long lo, long hi, long *out)
-{
-    if (!s || !*s)
-        return false;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*end || errno || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
 /* ---- position ------------------------------------------------------------------- */
 
-static void cmd_position(Uci *uci, char **tok, int n)
+static UciStatus cmd_position(Uci *uci, char **tok, int n)
 {
     char fen[256] = "";
     int i = 1;
@@ -123,37 +131,31 @@ static void cmd_position(Uci *uci, char **tok, int n)
         size_t len = 0;
         for (i++; i < n && strcmp(tok[i], "moves"); i++) {
             size_t tl = strlen(tok[i]);
-            if (len + tl + 2 > sizeof fen) {
-                error_line(uci, "position: FEN is too long");
-                return;
-            }
+            if (len + tl + 2 > sizeof fen)
+                return refuse(uci, UCI_USAGE, "position: FEN is too long");
             if (len)
                 fen[len++] = ' ';
             memcpy(fen + len, tok[i], tl + 1);
             len += tl;
         }
-        if (!len) {
-            error_line(uci, "position: 'fen' needs a FEN");
-            return;
-        }
+        if (!len)
+            return refuse(uci, UCI_USAGE, "position: 'fen' needs a FEN");
     } else {
-        error_line(uci, "position: expected 'startpos' or 'fen', got '%.40s'",
-                   i < n ? tok[i] : "");
-        return;
+        return refuse(uci, UCI_USAGE, "position: expected 'startpos' or 'fen', got '%.40s'",
+                      i < n ? tok[i] : "");
     }
     int nmoves = 0;
     if (i < n) {
-        if (strcmp(tok[i], "moves")) {
-            error_line(uci, "position: expected 'moves', got '%.40s'", tok[i]);
-            return;
-        }
+        if (strcmp(tok[i], "moves"))
+            return refuse(uci, UCI_USAGE, "position: expected 'moves', got '%.40s'", tok[i]);
         i++;
         nmoves = n - i;
     }
     PosError err;
-    if (!engine_set_position(uci->engine, fen[0] ? fen : NULL, (const char *const *)tok + i,
-                             nmoves, &err))
-        error_line(uci, "position: %s", err.msg);
+    if (!engine_set_position(uci->engine, fen[0] ? fen : NULL, (const char *const *)tok + i, nmoves,
+                             &err))
+        return refuse(uci, UCI_USAGE, "position: %s", err.msg);
+    return UCI_OK;
 }
 
 /* ---- go ------------------------------------------------------------------------- */
@@ -173,12 +175,13 @@ static void on_info(void *ctx, const SearchInfo *info)
     if (uci->dialect == DIALECT_UCCI) {
         Value v = info->score;
         if (v >= VALUE_MATE_IN_MAX_PLY || v <= VALUE_MATED_IN_MAX_PLY)
-            snprintf(score, sizeof score, "%d", v > 0 ? 30000 - (VALUE_MATE - v) : -30000 + (VALUE_MATE + v));
+            snprintf(score, sizeof score, "%d",
+                     v > 0 ? 30000 - (VALUE_MATE - v) : -30000 + (VALUE_MATE + v));
         else
             snprintf(score, sizeof score, "%d", v);
         if (info->bound == BOUND_EXACT)
-            say(uci, "info depth %d score %s time %" PRId64 " nodes %" PRIu64 " pv %s",
-                info->depth, score, info->time_ms, info->nodes, pv);
+            say(uci, "info depth %d score %s time %" PRId64 " nodes %" PRIu64 " pv %s", info->depth,
+                score, info->time_ms, info->nodes, pv);
         return;
     }
     search_score_text(info->score, score, sizeof score);
@@ -188,8 +191,8 @@ static void on_info(void *ctx, const SearchInfo *info)
     say(uci,
         "info depth %d seldepth %d multipv 1 score %s%s nodes %" PRIu64 " nps %" PRIu64
         " hashfull %d time %" PRId64 "%s%s",
-        info->depth, info->seldepth, score, bound, info->nodes, nps, info->hashfull,
-        info->time_ms, info->pv_len ? " pv " : "", pv);
+        info->depth, info->seldepth, score, bound, info->nodes, nps, info->hashfull, info->time_ms,
+        info->pv_len ? " pv " : "", pv);
 }
 
 static void *search_thread(void *arg)
@@ -229,13 +232,13 @@ static void divide_line(void *ctx, Move m, uint64_t nodes)
     say(((DivideCtx *)ctx)->uci, "%s: %" PRIu64, mv, nodes);
 }
 
-static void go_perft(Uci *uci, char **tok, int n)
+static UciStatus go_perft(Uci *uci, char **tok, int n)
 {
-    long depth;
-    if (n != 3 || !parse_long(tok[2], 1, 12, &depth)) {
-        error_line(uci, "go perft: expected a depth from 1 to 12");
-        return;
-    }
+    long long depth;
+    if (n > 3)
+        return refuse(uci, UCI_USAGE, "go perft: expected 'go perft <depth>'");
+    if (!read_number(uci, "go perft", n == 3 ? tok[2] : NULL, 1, 12, &depth))
+        return UCI_USAGE;
     DivideCtx ctx = {uci};
     int64_t t0 = time_now_ms();
     uint64_t total = engine_perft(uci->engine, (int)depth, divide_line, &ctx);
@@ -243,6 +246,36 @@ static void go_perft(Uci *uci, char **tok, int n)
     say(uci, "\nNodes searched: %" PRIu64, total);
     say(uci, "info string perft time %.3f s, %.0f nodes/s", (double)dt / 1000,
         dt > 0 ? (double)total * 1000 / (double)dt : 0.0);
+    return UCI_OK;
+}
+
+/* The time words of "go" in both dialects: UCI's in milliseconds, UCCI's in seconds. */
+typedef enum { GO_RED, GO_BLACK, GO_US, GO_THEM, GO_NOBODY } GoSide;
+static const struct {
+    const char *word;
+    bool clock;  /* the time left on a clock; else an increment or the move time */
+    GoSide side; /* whose; GO_NOBODY for the move time */
+    int unit_ms;
+} GO_TIMES[] = {
+    {"wtime", true, GO_RED, 1},
+    {"btime", true, GO_BLACK, 1},
+    {"winc", false, GO_RED, 1},
+    {"binc", false, GO_BLACK, 1},
+    {"movetime", false, GO_NOBODY, 1},
+    {"time", true, GO_US, 1000},
+    {"opptime", true, GO_THEM, 1000},
+    {"increment", false, GO_US, 1000},
+    {"oppincrement", false, GO_THEM, 1000},
+};
+
+/* The number after a "go" word into *out: false (after the error line) when it is
+ * missing, malformed or out of the word's range. */
+static bool go_number(Uci *uci, const char *word, const char *text, long long lo, long long hi,
+                      long long *out)
+{
+    char what[32];
+    snprintf(what, sizeof what, "go %s", word);
+    return read_number(uci, what, text, lo, hi, out);
 }
 
 /* Reads "go" arguments of either dialect into limits; false (with an error line) on
@@ -254,9 +287,7 @@ static bool parse_go(Uci *uci, char **tok, int n, SearchLimits *l)
     for (int i = 1; i < n; i++) {
         const char *k = tok[i];
         const char *v = i + 1 < n ? tok[i + 1] : NULL;
-        long x;
-        int64_t *slot = NULL;
-        long lo = 0, hi = 1L << 40;
+        long long x;
         if (!strcmp(k, "infinite")) {
             l->infinite = true;
             continue;
@@ -272,59 +303,47 @@ static bool parse_go(Uci *uci, char **tok, int n, SearchLimits *l)
             i++;
             continue;
         }
-        if (!strcmp(k, "wtime"))
-            slot = &l->time[RED];
-        else if (!strcmp(k, "btime"))
-            slot = &l->time[BLACK];
-        else if (!strcmp(k, "winc"))
-            slot = &l->inc[RED];
-        else if (!strcmp(k, "binc"))
-            slot = &l->inc[BLACK];
-        else if (!strcmp(k, "movetime"))
-            slot = &l->movetime;
-        else if (!strcmp(k, "time"))
-            slot = &l->time[us];
-        else if (!strcmp(k, "opptime"))
-            slot = &l->time[them];
-        else if (!strcmp(k, "increment"))
-            slot = &l->inc[us];
-        else if (!strcmp(k, "oppincrement"))
-            slot = &l->inc[them];
-        if (slot) {
-            /* GUIs send negative clocks when a side is already out of time */
-            if (!v || !parse_long(v, -(1L << 40), hi, &x)) {
-                error_line(uci, "go: '%s' needs a number", k);
+        size_t t = 0;
+        while (t < sizeof GO_TIMES / sizeof *GO_TIMES && strcmp(k, GO_TIMES[t].word))
+            t++;
+        if (t < sizeof GO_TIMES / sizeof *GO_TIMES) {
+            /* A clock below zero is read as an empty one: cutechess sends one after a
+             * move that overstepped within its timemargin, and for a human opponent
+             * whose flag fell. An increment or a move time must be a real one. */
+            GoSide side = GO_TIMES[t].side;
+            long long lo = GO_TIMES[t].clock ? -GO_MAX : side == GO_NOBODY ? 1 : 0;
+            if (!go_number(uci, k, v, lo, GO_MAX, &x))
                 return false;
-            }
-            /* UCCI clocks are in seconds, UCI ones in milliseconds */
-            bool ucci_clock = slot != &l->movetime && (!strcmp(k, "time") || !strcmp(k, "opptime") ||
-                                                       !strcmp(k, "increment") ||
-                                                       !strcmp(k, "oppincrement"));
-            *slot = (x < 0 ? 0 : x) * (ucci_clock ? 1000 : 1);
+            Color c = side == GO_RED ? RED : side == GO_BLACK ? BLACK : side == GO_US ? us : them;
+            int64_t *slot = side == GO_NOBODY   ? &l->movetime
+                            : GO_TIMES[t].clock ? &l->time[c]
+                                                : &l->inc[c];
+            *slot = (x < 0 ? 0 : x) * GO_TIMES[t].unit_ms;
             i++;
             continue;
         }
-        if (!strcmp(k, "depth") || !strcmp(k, "nodes") || !strcmp(k, "movestogo") ||
-            !strcmp(k, "oppmovestogo") || !strcmp(k, "mate")) {
-            if (!strcmp(k, "depth")) {
-                lo = 1;
-                hi = MAX_PLY - 4;
-            }
-            if (!v || !parse_long(v, lo, hi, &x)) {
-                error_line(uci, "go: '%s' needs a number from %ld to %ld", k, lo, hi);
+        if (!strcmp(k, "depth")) {
+            if (!go_number(uci, k, v, 1, MAX_PLY - 4, &x))
                 return false;
-            }
-            if (!strcmp(k, "depth"))
-                l->depth = (int)x;
-            else if (!strcmp(k, "nodes"))
-                l->nodes = (uint64_t)x;
-            else if (!strcmp(k, "movestogo"))
+            l->depth = (int)x;
+        } else if (!strcmp(k, "nodes")) {
+            if (!go_number(uci, k, v, 0, GO_MAX, &x))
+                return false;
+            l->nodes = (uint64_t)x;
+        } else if (!strcmp(k, "movestogo") || !strcmp(k, "oppmovestogo")) {
+            if (!go_number(uci, k, v, 0, INT_MAX, &x))
+                return false;
+            if (!strcmp(k, "movestogo"))
                 l->movestogo = (int)x;
-            i++;
-            continue;
+        } else if (!strcmp(k, "mate")) {
+            /* checked, then unused: the search has no mate-only mode */
+            if (!go_number(uci, k, v, 0, GO_MAX, &x))
+                return false;
+        } else {
+            refuse(uci, UCI_USAGE, "go: unknown parameter '%.40s'", k);
+            return false;
         }
-        error_line(uci, "go: unknown parameter '%.40s'", k);
-        return false;
+        i++;
     }
     /* a clock for the side to move only: treat the other as equal */
     if (l->time[us] >= 0 && l->time[them] < 0)
@@ -332,21 +351,18 @@ static bool parse_go(Uci *uci, char **tok, int n, SearchLimits *l)
     return true;
 }
 
-static void cmd_go(Uci *uci, char **tok, int n)
+static UciStatus cmd_go(Uci *uci, char **tok, int n)
 {
-    if (n >= 2 && !strcmp(tok[1], "perft")) {
-        go_perft(uci, tok, n);
-        return;
-    }
+    if (n >= 2 && !strcmp(tok[1], "perft"))
+        return go_perft(uci, tok, n);
     SearchLimits limits;
     if (!parse_go(uci, tok, n, &limits))
-        return;
+        return UCI_USAGE;
     uci->limits = limits;
-    if (pthread_create(&uci->thread, NULL, search_thread, uci) != 0) {
-        error_line(uci, "go: cannot start the search thread");
-        return;
-    }
+    if (pthread_create(&uci->thread, NULL, search_thread, uci) != 0)
+        return refuse(uci, UCI_FAILED, "go: cannot start the search thread");
     uci->searching = true;
+    return UCI_OK;
 }
 
 /* ---- options -------------------------------------------------------------------- */
@@ -369,70 +385,86 @@ static void print_options(Uci *uci)
     say(uci, "option name UCI_Variant type combo default xiangqi var xiangqi");
 }
 
-static void set_option(Uci *uci, const char *name, const char *value)
+/* EvalFile: the weights at path, or the previous ones kept. A folder would open and
+ * then fail to read with no better word than "read error", so it is named first. */
+static UciStatus load_eval_file(Uci *uci, const char *what, const char *path)
 {
-    long x;
+    WeightsError err;
+    struct stat st;
+    if (!path || !*path)
+        return refuse(uci, UCI_USAGE, "%s: needs a path", what);
+    if (!strcmp(path, "<builtin>"))
+        return UCI_OK; /* the default: nothing to load */
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return refuse(uci, UCI_FAILED, "%s: %s is a directory; previous weights kept", what, path);
+    if (!engine_load_weights(uci->engine, path, &err))
+        return refuse(uci, UCI_FAILED, "%s: %s; previous weights kept", what, err.msg);
+    return UCI_OK;
+}
+
+static UciStatus set_option(Uci *uci, const char *name, const char *value)
+{
+    long long x;
+    char what[160];
+    snprintf(what, sizeof what, "setoption %s", name);
     if (!strcasecmp(name, "Hash") || !strcasecmp(name, "hashsize")) {
-        if (!parse_long(value, 1, ENGINE_HASH_MAX_MB, &x))
-            error_line(uci, "setoption: Hash needs a size from 1 to %d MB", ENGINE_HASH_MAX_MB);
-        else if (!engine_set_hash(uci->engine, (size_t)x))
-            error_line(uci, "setoption: cannot allocate %ld MB of hash; using %d MB", x,
-                       engine_hash_mb(uci->engine));
+        if (!read_number(uci, what, value, 1, ENGINE_HASH_MAX_MB, &x))
+            return UCI_USAGE;
+        if (!engine_set_hash(uci->engine, (size_t)x))
+            return refuse(uci, UCI_FAILED, "%s: cannot allocate %lld MB; keeping the %d MB table",
+                          what, x, engine_hash_mb(uci->engine));
     } else if (!strcasecmp(name, "Clear Hash") || !strcasecmp(name, "clearhash")) {
         engine_clear_hash(uci->engine);
     } else if (!strcasecmp(name, "Threads")) {
-        if (!parse_long(value, 1, 1, &x))
-            error_line(uci, "setoption: Threads must be 1");
+        if (!read_number(uci, what, value, 1, 1, &x))
+            return UCI_USAGE;
     } else if (!strcasecmp(name, "Move Overhead")) {
-        if (!parse_long(value, 0, 5000, &x))
-            error_line(uci, "setoption: Move Overhead needs 0 to 5000 ms");
-        else
-            engine_set_move_overhead(uci->engine, (int)x);
+        if (!read_number(uci, what, value, 0, 5000, &x))
+            return UCI_USAGE;
+        engine_set_move_overhead(uci->engine, (int)x);
     } else if (!strcasecmp(name, "EvalFile") || !strcasecmp(name, "evalfile")) {
-        WeightsError err;
-        if (!value || !*value)
-            error_line(uci, "setoption: EvalFile needs a path");
-        else if (!strcmp(value, "<builtin>"))
-            ; /* the default: nothing to load */
-        else if (!engine_load_weights(uci->engine, value, &err))
-            error_line(uci, "setoption: EvalFile: %s; previous weights kept", err.msg);
+        return load_eval_file(uci, what, value);
     } else if (!strcasecmp(name, "UCI_Variant")) {
         if (!value || strcasecmp(value, "xiangqi"))
-            error_line(uci, "setoption: only the xiangqi variant is played");
+            return refuse(uci, UCI_USAGE, "setoption: only the xiangqi variant is played");
     } else {
-        error_line(uci, "setoption: unknown option '%.60s'", name);
+        return refuse(uci, UCI_USAGE, "setoption: unknown option '%.60s'", name);
     }
+    return UCI_OK;
+}
+
+/* tok[from..to) joined by single blanks into buf; false when they do not fit. */
+static bool join_words(char *buf, size_t size, char **tok, int from, int to)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = from; i < to; i++) {
+        int w = snprintf(buf + len, size - len, "%s%s", len ? " " : "", tok[i]);
+        if (w < 0 || (size_t)w >= size - len)
+            return false;
+        len += (size_t)w;
+    }
+    return true;
 }
 
 /* UCI: "setoption name <words> [value <words>]"; UCCI: "setoption <name> [<value>]". */
-static void cmd_setoption(Uci *uci, char **tok, int n)
+static UciStatus cmd_setoption(Uci *uci, char **tok, int n)
 {
-    char name[128] = "", value[1024] = "";
-    int i = 1;
-    if (uci->dialect == DIALECT_UCCI && n >= 2 && strcmp(tok[1], "name")) {
-        snprintf(name, sizeof name, "%s", tok[1]);
-        i = 2;
-        for (; i < n; i++) {
-            size_t l = strlen(value);
-            snprintf(value + l, sizeof value - l, "%s%s", l ? " " : "", tok[i]);
-        }
-        set_option(uci, name, value[0] ? value : NULL);
-        return;
-    }
-    if (n < 3 || strcmp(tok[1], "name")) {
-        error_line(uci, "setoption: expected 'setoption name <name> [value <value>]'");
-        return;
-    }
-    for (i = 2; i < n && strcmp(tok[i], "value"); i++) {
-        size_t l = strlen(name);
-        snprintf(name + l, sizeof name - l, "%s%s", l ? " " : "", tok[i]);
-    }
-    bool has_value = i < n;
-    for (i++; i < n; i++) {
-        size_t l = strlen(value);
-        snprintf(value + l, sizeof value - l, "%s%s", l ? " " : "", tok[i]);
-    }
-    set_option(uci, name, has_value ? value : NULL);
+    char name[128], value[1024];
+    bool ucci_form = uci->dialect == DIALECT_UCCI && n >= 2 && strcmp(tok[1], "name");
+    if (!ucci_form && (n < 3 || strcmp(tok[1], "name")))
+        return refuse(uci, UCI_USAGE,
+                      "setoption: expected 'setoption name <name> [value <value>]'");
+    /* UCCI: one word of name, then the value; UCI: the words up to "value", then it */
+    int name_at = ucci_form ? 1 : 2, name_end = 2;
+    while (!ucci_form && name_end < n && strcmp(tok[name_end], "value"))
+        name_end++;
+    bool has_value = name_end < n;
+    int value_at = ucci_form ? name_end : name_end + 1;
+    if (!join_words(name, sizeof name, tok, name_at, name_end) ||
+        !join_words(value, sizeof value, tok, value_at, n))
+        return refuse(uci, UCI_USAGE, "setoption: the name or the value is too long");
+    return set_option(uci, name, has_value ? value : NULL);
 }
 
 /* ---- diagnostics ---------------------------------------------------------------- */
@@ -482,9 +514,8 @@ static void cmd_eval(Uci *uci)
         "total mg   eg");
     for (int t = 0; t < EVAL_TERM_NB; t++) {
         Score r = bd.term[t][RED], b = bd.term[t][BLACK];
-        say(uci, "%-18s %8d %8d %8d %8d %8d %8d", EVAL_TERM_INFO[t].name, score_mg(r),
-            score_eg(r), score_mg(b), score_eg(b), score_mg(r) - score_mg(b),
-            score_eg(r) - score_eg(b));
+        say(uci, "%-18s %8d %8d %8d %8d %8d %8d", EVAL_TERM_INFO[t].name, score_mg(r), score_eg(r),
+            score_mg(b), score_eg(b), score_mg(r) - score_mg(b), score_eg(r) - score_eg(b));
     }
     Value v = engine_eval(uci->engine);
     say(uci, "phase %d of %d; total %d (red view), %d (side to move)", bd.phase, PHASE_MAX,
@@ -495,65 +526,64 @@ static void bench_line(void *ctx, int index, const char *fen, const SearchResult
 {
     char mv[5];
     move_to_text(r->best, mv);
-    say(ctx, "position %2d  bestmove %s  nodes %10" PRIu64 "  %s", index + 1, mv, r->nodes,
-        fen);
+    say(ctx, "position %2d  bestmove %s  nodes %10" PRIu64 "  %s", index + 1, mv, r->nodes, fen);
 }
 
-static void cmd_bench(Uci *uci, char **tok, int n)
+static UciStatus cmd_bench(Uci *uci, char **tok, int n)
 {
-    long depth = BENCH_DEPTH_DEFAULT;
-    if (n >= 2 && !parse_long(tok[1], 1, 30, &depth)) {
-        error_line(uci, "bench: expected a depth from 1 to 30");
-        return;
-    }
+    long long depth = BENCH_DEPTH_DEFAULT;
+    if (n > 2)
+        return refuse(uci, UCI_USAGE, "bench: expected 'bench [depth]'");
+    if (n == 2 && !read_number(uci, "bench", tok[1], 1, 30, &depth))
+        return UCI_USAGE;
     BenchResult br = engine_bench(uci->engine, (int)depth, bench_line, uci);
     say(uci, "\nNodes searched: %" PRIu64, br.nodes);
     say(uci, "Nodes/second: %" PRIu64,
         br.time_ms > 0 ? br.nodes * 1000 / (uint64_t)br.time_ms : br.nodes * 1000);
     say(uci, "Total time (ms): %" PRId64, br.time_ms);
+    return UCI_OK;
 }
 
-static void cmd_weights(Uci *uci, char **tok, int n)
+static UciStatus cmd_weights(Uci *uci, char **tok, int n)
 {
     WeightsError err;
     if (n != 2)
-        error_line(uci, "weights: expected 'weights <path>' to write the current weights");
-    else if (!engine_save_weights(uci->engine, tok[1], &err))
-        error_line(uci, "weights: %s", err.msg);
-    else
-        say(uci, "info string weights written to %s", tok[1]);
+        return refuse(uci, UCI_USAGE,
+                      "weights: expected 'weights <path>' to write the current weights");
+    if (!engine_save_weights(uci->engine, tok[1], &err))
+        return refuse(uci, UCI_FAILED, "weights: %s", err.msg);
+    say(uci, "info string weights written to %s", tok[1]);
+    return UCI_OK;
 }
 
 /* ---- the loop ------------------------------------------------------------------- */
 
-void uci_command(Uci *uci, char *line)
+UciStatus uci_command(Uci *uci, char *line)
 {
     static char *tok[MAX_TOKENS];
     int n = tokenize(line, tok, MAX_TOKENS);
-    if (n < 0) {
-        error_line(uci, "command has more than %d words", MAX_TOKENS);
-        return;
-    }
+    if (n < 0)
+        return refuse(uci, UCI_USAGE, "command has more than %d words", MAX_TOKENS);
     if (n == 0)
-        return;
+        return UCI_OK;
     const char *cmd = tok[0];
 
     /* commands answered while a search runs */
     if (!strcmp(cmd, "isready")) {
         say(uci, "readyok");
-        return;
+        return UCI_OK;
     }
     if (!strcmp(cmd, "stop") || !strcmp(cmd, "ponderhit")) {
         if (uci->searching)
             search_join(uci, true);
-        return;
+        return UCI_OK;
     }
     if (!strcmp(cmd, "quit")) {
         search_join(uci, true);
         if (uci->dialect == DIALECT_UCCI)
             say(uci, "bye");
         uci->quit = true;
-        return;
+        return UCI_OK;
     }
     /* everything else waits for the search: a GUI that sends them mid-search
      * has already stopped caring about it */
@@ -568,29 +598,37 @@ void uci_command(Uci *uci, char *line)
     } else if (!strcmp(cmd, "ucinewgame")) {
         engine_new_game(uci->engine);
     } else if (!strcmp(cmd, "position")) {
-        cmd_position(uci, tok, n);
+        return cmd_position(uci, tok, n);
     } else if (!strcmp(cmd, "go")) {
-        cmd_go(uci, tok, n);
+        return cmd_go(uci, tok, n);
     } else if (!strcmp(cmd, "setoption")) {
-        cmd_setoption(uci, tok, n);
+        return cmd_setoption(uci, tok, n);
     } else if (!strcmp(cmd, "d")) {
         cmd_display(uci);
     } else if (!strcmp(cmd, "eval")) {
         cmd_eval(uci);
     } else if (!strcmp(cmd, "bench")) {
-        cmd_bench(uci, tok, n);
+        return cmd_bench(uci, tok, n);
     } else if (!strcmp(cmd, "weights")) {
-        cmd_weights(uci, tok, n);
+        return cmd_weights(uci, tok, n);
     } else {
-        error_line(uci, "unknown command '%.40s'", cmd);
+        return refuse(uci, UCI_USAGE, "unknown command '%.40s'", cmd);
     }
+    return UCI_OK;
 }
 
 void uci_loop(Uci *uci, FILE *in)
 {
     char *line = NULL;
     size_t cap = 0;
-    while (!uci->quit && getline(&line, &cap, in) >= 0)
-        uci_command(uci, line);
+    ssize_t len;
+    while (!uci->quit && (len = getline(&line, &cap, in)) >= 0) {
+        /* the text after a NUL would go unseen: a line starting with one would
+         * vanish without an answer, one holding one would run only its start */
+        if (memchr(line, '\0', (size_t)len))
+            refuse(uci, UCI_USAGE, "a command line holds a NUL byte; line ignored");
+        else
+            uci_command(uci, line);
+    }
     free(line);
 }

@@ -26,13 +26,20 @@ typedef struct {
     bool quit;
 } Uci;
 
+/* What a command came to. A command given on chuhe-engine's command line makes the
+ * program's exit status: 0, 1 when it could not be carried out (a file that cannot be
+ * read or written, memory), 2 when it was malformed (unknown, bad arguments). */
+typedef enum { UCI_OK = 0, UCI_FAILED = 1, UCI_USAGE = 2 } UciStatus;
+
 /* Returns false when out of memory. */
 bool uci_init(Uci *uci, FILE *out);
 /* Joins a running search (stopping it first unless wait is set), frees the engine. */
 void uci_finish(Uci *uci, bool wait);
-/* Handles one command line; sets uci->quit on "quit". */
-void uci_command(Uci *uci, char *line);
-/* Reads commands from in until "quit" or end of input. */
+/* Handles one command line; sets uci->quit on "quit". A refused command is answered
+ * with one "info string error: ..." line and changes nothing. */
+UciStatus uci_command(Uci *uci, char *line);
+/* Reads commands from in until "quit" or end of input; a line holding a NUL byte is
+ * refused whole. */
 void uci_loop(Uci *uci, FILE *in);
 
 #endif

@@ -12,11 +12,8 @@
 # Prints TAP. Usage: tests/fault_e2e.sh <bindir>; CHUHE_TEST_KEEP=1 keeps the logs.
 set -u
 bindir=${1:-bin}
-coord=$bindir/chuhe-coordinator
-worker=$bindir/chuhe-worker
-soak=$(cd "$(dirname "$0")/.." && pwd)/scripts/soak
-engines=$(cd "$(dirname "$0")" && pwd)/engines
 . "$(dirname "$0")/support/e2e.sh"
+soak=$root/scripts/soak
 
 e2e_begin "faults end to end" 10 "$coord" "$worker"
 nodes=600
@@ -144,7 +141,7 @@ check "... and the workers of the killed session reconnect, hear DONE and end cl
 # ---- an engine killed while it starts ----
 engine=$(cd "$bindir" && pwd)/chuhe-engine
 start_coord f 'tcp://127.0.0.1:*' --games 2 --out "$tmp/flaky.h5" --drain-timeout 5 \
-    -engine builtin -engine name=flaky cmd="$engines/flaky-start.sh $tmp/flaky.state $engine" \
+    -engine builtin -engine name=flaky cmd="$test_engines/flaky-start.sh $tmp/flaky.state $engine" \
     -each nodes=$((nodes / 2))
 timeout -k 5 60 mpirun --oversubscribe --bind-to none -np 1 ${mpi_env[@]+"${mpi_env[@]}"} \
     "$worker" --connect "$ep" --quiet --timeout 20 >"$tmp/fw.out" 2>"$tmp/fw.err"

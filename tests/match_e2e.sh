@@ -9,9 +9,6 @@
 # Prints TAP. Usage: tests/match_e2e.sh <bindir>; CHUHE_TEST_KEEP=1 keeps the logs.
 set -u
 bindir=${1:-bin}
-coord=$bindir/chuhe-coordinator
-worker=$bindir/chuhe-worker
-engines=$(cd "$(dirname "$0")" && pwd)/engines
 fsf=${CHUHE_FSF:-/usr/games/fairy-stockfish}
 sjaak=${CHUHE_SJAAK:-/usr/games/sjaakii}
 . "$(dirname "$0")/support/e2e.sh"
@@ -75,7 +72,7 @@ else
 fi
 
 # 10-23: broken engines lose with the right reason and the runs complete, under UCI
-# and XBoard (the same scripts speak both).
+# and XBoard (the same script speaks both).
 for proto in uci xboard; do
     for e in crash illegal hang; do
         case $e in
@@ -85,8 +82,8 @@ for proto in uci xboard; do
         esac
         # chuhe itself searches to depth 2 on every clock, so only the broken engine can
         # lose, however loaded the machine is
-        e2e_run $e-$proto -engine builtin depth=2 -engine name=$e cmd="$engines/$e.sh" \
-            proto=$proto "${limit[@]}" -games 4
+        e2e_run $e-$proto -engine builtin depth=2 -engine name=$e cmd="$test_engines/broken.sh" \
+            args=$e proto=$proto "${limit[@]}" -games 4
         check "$proto: an engine that ${e}s loses every game by $reason; the run completes" \
             $((rc_c != 0 || rc_w != 0 ||
                 $(summary $e-$proto | grep -c "\"endings\":{\"$reason\":4}") != 1)) \
@@ -95,7 +92,7 @@ for proto in uci xboard; do
             $(($(field $e-$proto $key | grep -c '\[0,4\]') != 1)) "$tmp/$e-$proto.out"
     done
 done
-e2e_run resign -engine builtin -engine name=resign cmd="$engines/resign.sh" proto=xboard \
+e2e_run resign -engine builtin -engine name=resign cmd="$test_engines/resign.sh" proto=xboard \
     option.Mood=grim -each depth=2 -games 4
 check "xboard: an engine that resigns (after a false claim) loses every game by resign" \
     $((rc_c != 0 || rc_w != 0 || $(summary resign | grep -c '"endings":{"resign":4}') != 1)) \
@@ -105,8 +102,8 @@ check "... the losses are player 1's ($(field resign players))" \
     "$tmp/resign.out"
 
 # 24-25: the SPRT stops a run early; every stored game is valid.
-e2e_run sprt -engine builtin -engine name=illegal cmd="$engines/illegal.sh" -each nodes=$small \
-    -games 400 -sprt elo0=0 elo1=100 alpha=0.1 beta=0.1 model=normalized
+e2e_run sprt -engine builtin -engine name=illegal cmd="$test_engines/broken.sh" args=illegal \
+    -each nodes=$small -games 400 -sprt elo0=0 elo1=100 alpha=0.1 beta=0.1 model=normalized
 games=$(field sprt games | grep -o '[0-9]*')
 check "-sprt stops the run with H1 accepted after $games of 400 games" \
     $((rc_c != 0 || rc_w != 0 || games >= 400 || $(summary sprt | grep -c '"state":"H1 accepted"') != 1)) \
@@ -120,15 +117,15 @@ stop_after_workers=1 e2e_run nostart -engine builtin -engine cmd=/nonexistent/en
     --heartbeat-timeout 5 --drain-timeout 2
 check "an engine that does not start fails the worker with a message" \
     $((rc_w == 0 || $(grep -c 'did not start' "$tmp/nostart.workers") == 0)) "$tmp/nostart.workers"
-stop_after_workers=1 e2e_run chessonly -engine builtin -engine cmd="$engines/chessonly.sh" proto=xboard \
+stop_after_workers=1 e2e_run chessonly -engine builtin -engine cmd="$test_engines/chessonly.sh" proto=xboard \
     -each depth=2 -games 2 --heartbeat-timeout 5 --drain-timeout 2
 check "an xboard engine without variant xiangqi fails the worker with a message" \
     $((rc_w == 0 || $(grep -c 'did not start: no xiangqi' "$tmp/chessonly.workers") == 0)) \
     "$tmp/chessonly.workers"
 "$coord" --bind 'tcp://127.0.0.1:*' --out "$tmp/xbnodes.h5" -engine builtin \
-    -engine cmd="$engines/resign.sh" proto=xboard -each nodes=100 >"$tmp/xbnodes.out" 2>&1
+    -engine cmd="$test_engines/resign.sh" proto=xboard -each nodes=100 >"$tmp/xbnodes.out" 2>&1
 rc=$?
-stop_after_workers=1 e2e_run badoption -engine builtin -engine cmd="$engines/resign.sh" proto=xboard \
+stop_after_workers=1 e2e_run badoption -engine builtin -engine cmd="$test_engines/resign.sh" proto=xboard \
     option.Nope=1 -each depth=2 -games 2 --heartbeat-timeout 5 --drain-timeout 2
 check "nodes= for an xboard engine is refused (exit $rc); an unknown xboard option fails to start" \
     $((rc == 0 || $(grep -c 'no exact node limit' "$tmp/xbnodes.out") != 1 || rc_w == 0 ||
@@ -139,7 +136,7 @@ check "nodes= for an xboard engine is refused (exit $rc); an unknown xboard opti
 # while it waits, so the coordinator never declares it silent.
 delay=5
 start=$SECONDS
-e2e_run slow -engine builtin -engine name=slow cmd="$engines/slow.sh" args="$delay $(cd "$bindir" && pwd)/chuhe-engine" \
+e2e_run slow -engine builtin -engine name=slow cmd="$test_engines/slow.sh" args="$delay $(cd "$bindir" && pwd)/chuhe-engine" \
     -each depth=2 -games 2 -maxmoves 10 --heartbeat-timeout 2.5
 took=$((SECONDS - start))
 check "a ${delay} s think under a 2.5 s heartbeat timeout: no silent worker (${took} s)" \

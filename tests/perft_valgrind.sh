@@ -8,48 +8,30 @@ set -u
 bindir=${1:-bin}
 bin=$bindir/chuhe-engine
 name="perft under valgrind"
+. "$(dirname "$0")/support/tap.sh"
 
 case $bindir in
-san | */san | */san/)
-    echo "1..1"
-    echo "ok 1 - $name # SKIP sanitizer build: valgrind and ASan do not mix"
-    exit 0
-    ;;
+san | */san | */san/) tap_skip_all "$name" "sanitizer build: valgrind and ASan do not mix" ;;
 esac
-if ! command -v valgrind >/dev/null 2>&1; then
-    echo "1..1"
-    echo "ok 1 - $name # SKIP valgrind missing"
-    exit 0
-fi
-if [ ! -x "$bin" ]; then
-    echo "1..1"
-    echo "not ok 1 - $bin is missing"
-    exit 1
-fi
+command -v valgrind >/dev/null 2>&1 || tap_skip_all "$name" "valgrind missing"
+tap_require "$bin"
 
-n=0 failed=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
 # name, commands (printf %b), expected node count
 case_() {
     local title=$1 cmds=$2 want=$3 out rc
-    n=$((n + 1))
     out=$(printf '%b' "$cmds" | timeout 600 valgrind -q --error-exitcode=1 --leak-check=full \
         --log-file="$log" "$bin" 2>&1)
     rc=$?
-    if [ "$rc" -eq 0 ] && grep -qx "Nodes searched: $want" <<<"$out"; then
-        echo "ok $n - $title"
-    else
-        echo "not ok $n - $title"
-        echo "#   exit status $rc, expected 'Nodes searched: $want'"
-        grep -m 3 '^Nodes searched\|error' <<<"$out" | sed 's/^/#   /'
-        head -n 40 "$log" | sed 's/^/#   /'
-        failed=$((failed + 1))
-    fi
+    [ "$rc" -eq 0 ] && grep -qx "Nodes searched: $want" <<<"$out"
+    check "$title" $? "exit status $rc, expected 'Nodes searched: $want'
+$(grep -m 3 '^Nodes searched\|error' <<<"$out")
+$(head -n 36 "$log")"
 }
 
-echo "1..3"
+tap_plan 3
 case_ "$name: position startpos, go perft 3" \
     'position startpos\ngo perft 3\nquit\n' 79666
 case_ "$name: position fen (perft.epd #2), go perft 3" \
@@ -59,4 +41,4 @@ case_ "$name: position fen (perft.epd #2), go perft 3" \
 case_ "$name: bad FEN, illegal move, then position startpos moves, go perft 3" \
     'position fen rnbakabnr/9/1c5c1/p1p1p1p1p x\nposition startpos moves h2h9\nposition startpos moves h2e2 h9g7\ngo perft 3\n' \
     51045
-[ "$failed" -eq 0 ]
+tap_end

@@ -10,9 +10,6 @@
 # Prints TAP. Usage: tests/selfplay_e2e.sh <bindir>; CHUHE_TEST_KEEP=1 keeps the logs.
 set -u
 bindir=${1:-bin}
-coord=$bindir/chuhe-coordinator
-worker=$bindir/chuhe-worker
-client=$bindir/tests/tools/wire_client
 . "$(dirname "$0")/support/e2e.sh"
 e2e_begin "self-play end to end" 27 "$coord" "$worker" "$client"
 
@@ -33,10 +30,6 @@ workers() { # log-name, endpoint, extra worker args...
 # The run's "games" count in the last of a coordinator's JSON lines (the first "games"
 # of the line: later ones count per rank and per engine).
 games_of() { tail -1 "$tmp/$1.out" | grep -o '"games":[0-9]*' | head -1 | cut -d: -f2; }
-
-# verify run.h5 into $tmp/verify.txt; then field NAME prints its count.
-verify() { "$coord" verify "$1" >"$tmp/verify.txt" 2>&1; }
-field() { sed -n "s/^$1 //p" "$tmp/verify.txt"; }
 
 settings=(--nodes "$nodes_a" --max-plies 150 --random-plies 6 --heartbeat-timeout 2 --drain-timeout 10)
 
@@ -73,13 +66,11 @@ check "coordinator exits 0 with a complete JSON summary of 12 games" $? "$tmp/a.
 grep -q 'wire-client silent for .*: pair [0-9]* back in the queue' "$tmp/a.err"
 check "the silent client's pair went back into the queue" $? "$tmp/a.err"
 
-verify "$run"
-[ "$(field games)" = 12 ] && [ "$(field full_pairs)" = 6 ] && [ "$(field duplicates)" = 0 ] &&
-    [ "$(field invalid)" = 0 ] && grep -q '^verify .*: OK$' "$tmp/verify.txt"
+verify_pairs "$run" 12 6 && grep -q '^verify .*: OK$' "$tmp/verify.txt"
 check "verify: 12 games in 6 pairs, every move legal, results as the rules judge" $? \
     "$tmp/verify.txt"
 
-positions=$(field positions)
+positions=$(verify_count positions)
 rows=$(h5ls "$run/positions" 2>/dev/null | sed -n 's/.*Dataset {\([0-9]*\)\/.*/\1/p')
 [ -n "$positions" ] && [ "$positions" -gt 0 ] && [ "$rows" = "$positions" ] &&
     grep -q "\"positions\":$positions," "$tmp/a.out"
@@ -99,8 +90,7 @@ if /usr/bin/python3 -c 'import h5py, numpy' 2>/dev/null; then
     grep -qF "$first" <<<"$py" && grep -q "positions: $positions" <<<"$py"
     check "the README's h5py example loads the positions and decodes a FEN" $? "$py"
 else
-    n=$((n + 1))
-    echo "ok $n - the README's h5py example # SKIP python3-h5py missing"
+    skip "the README's h5py example" "python3-h5py missing"
 fi
 
 section "a whole run with misbehaving clients"
@@ -124,9 +114,7 @@ wait_for "$cpid" 20
 grep -q 'resuming run .*: 6 games stored' "$tmp/b2.err" && [ $wrc -eq 0 ] && [ $rc -eq 0 ]
 check "restarted with --games 10, it resumes from the file and completes" $? "$tmp/b2.err"
 
-verify "$run"
-[ "$(field games)" = 10 ] && [ "$(field full_pairs)" = 5 ] && [ "$(field duplicates)" = 0 ] &&
-    [ "$(field invalid)" = 0 ]
+verify_pairs "$run" 10 5
 check "resumed run: 10 games in 5 pairs, no duplicates" $? "$tmp/verify.txt"
 
 section "a run extended by a restart"
@@ -164,9 +152,7 @@ wait_for "$cpid" 20
 [ $wrc -eq 0 ] && [ $rc -eq 0 ] && grep -q '"status":"complete"' "$tmp/c.out"
 check "a fresh MPI job completes the run" $? "$(cat "$tmp/cw2.err" "$tmp/c.err")"
 
-verify "$run"
-[ "$(field games)" = 8 ] && [ "$(field full_pairs)" = 4 ] && [ "$(field duplicates)" = 0 ] &&
-    [ "$(field invalid)" = 0 ]
+verify_pairs "$run" 8 4
 check "after the kill: 8 games in 4 pairs, no duplicates, all valid" $? "$tmp/verify.txt"
 
 section "a worker rank killed"
@@ -188,8 +174,8 @@ wait_for "$cpid" 20
 check "SIGTERM: the coordinator closes the file cleanly and exits 143" $? "$tmp/d1.err"
 
 verify "$run"
-stored=$(field games)
-[ "$(field invalid)" = 0 ] && [ "${stored:-0}" -ge 2 ]
+stored=$(verify_count games)
+[ "$(verify_count invalid)" = 0 ] && [ "${stored:-0}" -ge 2 ]
 check "the interrupted run file opens and verifies (${stored:-?} games)" $? "$tmp/verify.txt"
 
 start_coord d2 "$dep" --out "$run"
@@ -202,9 +188,7 @@ wait_for "$cpid" 20
 check "the running workers reconnect and finish the run" $? \
     "$(cat "$tmp/dw.err" "$tmp/d2.err")"
 
-verify "$run"
-[ "$(field games)" = 8 ] && [ "$(field full_pairs)" = 4 ] && [ "$(field duplicates)" = 0 ] &&
-    [ "$(field invalid)" = 0 ]
+verify_pairs "$run" 8 4
 check "after the restart: 8 games in 4 pairs, no duplicates, all valid" $? "$tmp/verify.txt"
 
 section "the coordinator restarted under live workers"

@@ -51,6 +51,18 @@ static void write_file(char path[64], const char *suffix, const char *text)
     fclose(f);
 }
 
+/* Writes text to a new .pgn file (path gets its name) and reads it into a new list,
+ * keeping the first plies plies of each game (0: all); returns the bad games' count, -1
+ * when the file cannot be read. */
+static int load_book(OpeningList *list, char path[64], const char *text, int plies,
+                     OpeningError *err)
+{
+    write_file(path, ".pgn", text);
+    opening_list_init(list);
+    g_nerrors = 0;
+    return opening_list_load_pgn(list, path, plies, collect, NULL, err);
+}
+
 /* The moves in coordinates, from fen, as the opening must hold them. */
 static void expect_moves(const Opening *op, const char *fen, const char *moves)
 {
@@ -94,12 +106,9 @@ static void test_pgn_notations(void **state)
 {
     (void)state;
     char path[64];
-    write_file(path, ".pgn", BOOK);
     OpeningList list;
-    opening_list_init(&list);
     OpeningError err;
-    g_nerrors = 0;
-    assert_int_equal(opening_list_load_pgn(&list, path, 0, collect, NULL, &err), 0);
+    assert_int_equal(load_book(&list, path, BOOK, 0, &err), 0);
     assert_int_equal(list.count, 4);
     expect_moves(&list.items[0], START_FEN, "h2e2 h9g7 h0g2 i9h9");
     expect_moves(&list.items[1],
@@ -154,23 +163,21 @@ static void test_parse_move_forms(void **state)
 static void test_pgn_bad_games(void **state)
 {
     (void)state;
+    static const char *const games =
+        "1. h2e2 h9g7 *\n"                              /* 1: game 1, good */
+        "\n"                                            /* 2 */
+        "[FEN \"rnbakabnr/9/9/9 w\"]\n"                 /* 3: game 2, bad FEN */
+        "1. h2e2 *\n"                                   /* 4 */
+        "[Event \"3\"]\n"                               /* 5: game 3 */
+        "1. h2e2 h9g7\n"                                /* 6 */
+        "2. C2.9 R9.8 *\n"                              /* 7: illegal ply 3 */
+        "[FEN \"3k5/9/9/9/9/9/9/9/9/4K4 w - - 0 1\"]\n" /* 8: game 4, already over */
+        "*\n"                                           /* 9 */
+        "1. b0c2 {unterminated\n";                      /* 10: game 5 */
     char path[64];
-    write_file(path, ".pgn",
-               "1. h2e2 h9g7 *\n"                              /* 1: game 1, good */
-               "\n"                                            /* 2 */
-               "[FEN \"rnbakabnr/9/9/9 w\"]\n"                 /* 3: game 2, bad FEN */
-               "1. h2e2 *\n"                                   /* 4 */
-               "[Event \"3\"]\n"                               /* 5: game 3 */
-               "1. h2e2 h9g7\n"                                /* 6 */
-               "2. C2.9 R9.8 *\n"                              /* 7: illegal ply 3 */
-               "[FEN \"3k5/9/9/9/9/9/9/9/9/4K4 w - - 0 1\"]\n" /* 8: game 4, already over */
-               "*\n"                                           /* 9 */
-               "1. b0c2 {unterminated\n");                     /* 10: game 5 */
     OpeningList list;
-    opening_list_init(&list);
     OpeningError err;
-    g_nerrors = 0;
-    assert_int_equal(opening_list_load_pgn(&list, path, 0, collect, NULL, &err), 4);
+    assert_int_equal(load_book(&list, path, games, 0, &err), 4);
     assert_int_equal(list.count, 1);
     char want[4][128];
     snprintf(want[0], sizeof want[0], "%s: game 2 (line 3): FEN tag", path);
@@ -233,12 +240,9 @@ static void test_pgn_long_line_and_own_export(void **state)
     static char text[8192];
     random_line(140, text, sizeof text);
     char path[64];
-    write_file(path, ".pgn", text);
     OpeningList list;
-    opening_list_init(&list);
     OpeningError err;
-    g_nerrors = 0;
-    if (opening_list_load_pgn(&list, path, 0, collect, NULL, &err) != 0)
+    if (load_book(&list, path, text, 0, &err) != 0)
         fail_msg("%s", g_nerrors ? g_errors[0] : err.msg);
     assert_int_equal(list.count, 1);
     /* 140 plies: the opening starts 12 plies in and keeps the last 128 */
@@ -288,9 +292,8 @@ static void test_pgn_long_line_and_own_export(void **state)
     static char pgn[65536];
     PgnError pe;
     assert_true(pgn_write(&g_rec, &tags, pgn, sizeof pgn, &pe) > 0);
-    write_file(path, ".pgn", pgn);
     int keep = g_rec.nplies < 20 ? g_rec.nplies : 20; /* a game that ended on the board is over */
-    assert_int_equal(opening_list_load_pgn(&list, path, keep, collect, NULL, &err), 0);
+    assert_int_equal(load_book(&list, path, pgn, keep, &err), 0);
     assert_int_equal(list.count, 1);
     assert_string_equal(list.items[0].fen, g_rec.start_fen);
     assert_int_equal(list.items[0].nmoves, keep);

@@ -339,8 +339,8 @@ static void test_append_rejects(void **state)
     assert_non_null(strstr(err.msg, "no next one"));
     test_game(&g_rec, 1);
     uint64_t next_id = runfile_game_count(rf);
-    assert_false(runfile_append_game(rf, &g_rec, next_id + RUNFILE_PAIR_ID_SLACK + 1, 0, 0, 1,
-                                     0, NULL, &err));
+    assert_false(runfile_append_game(rf, &g_rec, next_id + RUNFILE_PAIR_ID_SLACK + 1, 0, 0, 1, 0,
+                                     NULL, &err));
     assert_non_null(strstr(err.msg, "more than 2^24 past game"));
     test_game(&g_rec, 1);
     snprintf(g_rec.start_fen, sizeof g_rec.start_fen, "rnbakabnr/9/9 w");
@@ -834,23 +834,35 @@ static void test_interrupted_write(void **state)
 
 /* ---- export ---- */
 
+/* A new file of n test games at name, open for reading, exported whole as plain text
+ * (pgn false) or as PGN with comments into text, which the caller frees. */
+static void export_new_file(const char *name, int n, bool pgn, RunFile **rf, ExportStats *st,
+                            char **text, size_t *size)
+{
+    const char *path = scratch_path(name);
+    write_file(path, n);
+    *rf = open_read_ok(path);
+    FILE *out = open_memstream(text, size);
+    assert_non_null(out);
+    RunError err = {{0}};
+    bool ok = pgn ? export_pgn(*rf, 0, UINT64_MAX, true, out, st, &err)
+                  : export_plain(*rf, 0, UINT64_MAX, NULL, out, st, &err);
+    fclose(out);
+    if (!ok)
+        fail_msg("export: %s", err.msg);
+    assert_int_equal(st->games, n);
+    assert_int_equal(st->positions, runfile_position_count(*rf));
+}
+
 static void test_export_plain(void **state)
 {
     (void)state;
-    const char *path = scratch_path("export.h5");
-    write_file(path, 12);
-    RunFile *rf = open_read_ok(path);
-    RunError err = {{0}};
+    RunFile *rf;
+    ExportStats st;
     char *text = NULL;
     size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    assert_non_null(out);
-    ExportStats st;
-    if (!export_plain(rf, 0, UINT64_MAX, NULL, out, &st, &err))
-        fail_msg("export: %s", err.msg);
-    fclose(out);
-    assert_int_equal(st.games, 12);
-    assert_int_equal(st.positions, runfile_position_count(rf));
+    export_new_file("export.h5", 12, false, &rf, &st, &text, &size);
+    RunError err = {{0}};
     assert_int_equal(st.skipped, 0);
 
     /* Every block: a FEN that parses, a legal move, the stored score and result. */
@@ -891,7 +903,7 @@ static void test_export_plain(void **state)
     free(text);
 
     /* A filter and a range: the two opening plies of each game left out. */
-    out = open_memstream(&text, &size);
+    FILE *out = open_memstream(&text, &size);
     ExportFilter filter = {.skip_opening = true};
     assert_true(export_plain(rf, 2, 3, &filter, out, &st, &err));
     fclose(out);
@@ -916,20 +928,12 @@ static int count_of(const char *text, const char *needle)
 static void test_export_pgn(void **state)
 {
     (void)state;
-    const char *path = scratch_path("pgn.h5");
-    write_file(path, 6);
-    RunFile *rf = open_read_ok(path);
-    RunError err = {{0}};
+    RunFile *rf;
+    ExportStats st;
     char *text = NULL;
     size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    assert_non_null(out);
-    ExportStats st;
-    if (!export_pgn(rf, 0, UINT64_MAX, true, out, &st, &err))
-        fail_msg("export: %s", err.msg);
-    fclose(out);
-    assert_int_equal(st.games, 6);
-    assert_int_equal(st.positions, runfile_position_count(rf));
+    export_new_file("pgn.h5", 6, true, &rf, &st, &text, &size);
+    RunError err = {{0}};
     assert_int_equal(count_of(text, "[Event \"chuhe run "), 6);
     assert_int_equal(count_of(text, "[Round \"3.2\"]"), 1); /* game 5: pair 2, second game */
     /* Red in the even games ([Red] and [White]), Black in the odd ones. */

@@ -79,24 +79,29 @@ static void assert_no_nan(const StatsEstimate *e)
  * transcription with a plain bisection), to guard against drift the printed digits
  * would hide. */
 
+/* The LLR of c under p, as printed to prec decimals and within 1e-6 of the reference. */
+static double expect_llr(SprtParams p, const StatsCounts *c, StatsKind kind, int prec,
+                         const char *printed, double reference)
+{
+    double llr = sprt_llr(&p, c, kind);
+    assert_printed(llr, prec, printed);
+    assert_near(llr, reference, 1e-6);
+    return llr;
+}
+
 static void test_vector_penta_normalized(void **state)
 {
     (void)state;
     StatsCounts c = penta6(365, 16618, 36029, 200, 16974, 390);
-    SprtParams p = sprt(0, 2, SPRT_NORMALIZED);
-    double llr = sprt_llr(&p, &c, STATS_PENTANOMIAL);
-    assert_printed(llr, 2, "2.25");
-    assert_near(llr, 2.250367703551081, 1e-6);
+    expect_llr(sprt(0, 2, SPRT_NORMALIZED), &c, STATS_PENTANOMIAL, 2, "2.25", 2.250367703551081);
 }
 
 static void test_vector_penta_normalized_negative(void **state)
 {
     (void)state;
     StatsCounts c = penta6(127, 4883, 10311, 401, 5150, 104);
-    SprtParams p = sprt(-1.75, 0.25, SPRT_NORMALIZED);
-    double llr = sprt_llr(&p, &c, STATS_PENTANOMIAL);
-    assert_printed(llr, 2, "3.01");
-    assert_near(llr, 3.0101541966056997, 1e-6);
+    expect_llr(sprt(-1.75, 0.25, SPRT_NORMALIZED), &c, STATS_PENTANOMIAL, 2, "3.01",
+               3.0101541966056997);
 }
 
 static void test_vector_trinomial_normalized(void **state)
@@ -106,9 +111,7 @@ static void test_vector_trinomial_normalized(void **state)
     StatsError err;
     assert_true(statscmd_parse_wdl("36433,68692,36027", &c, &err));
     SprtParams p = sprt(0, 2, SPRT_NORMALIZED);
-    double llr = sprt_llr(&p, &c, STATS_TRINOMIAL);
-    assert_printed(llr, 2, "0.92");
-    assert_near(llr, 0.9232934509459172, 1e-6);
+    double llr = expect_llr(p, &c, STATS_TRINOMIAL, 2, "0.92", 0.9232934509459172);
     /* The same through the raw-bin entry point (L, D, W). */
     const uint64_t bins[3] = {36027, 68692, 36433};
     assert_near(sprt_llr_bins(&p, bins, 3), llr, 1e-12);
@@ -154,10 +157,7 @@ static void test_vector_penta_logistic(void **state)
     StatsCounts c;
     StatsError err;
     assert_true(statscmd_parse_penta("10789, 19328, 33806, 19402, 10543", &c, &err));
-    SprtParams p = sprt(-3, 1, SPRT_LOGISTIC);
-    double llr = sprt_llr(&p, &c, STATS_PENTANOMIAL);
-    assert_printed(llr, 4, "2.1311");
-    assert_near(llr, 2.131067811785043, 1e-6);
+    expect_llr(sprt(-3, 1, SPRT_LOGISTIC), &c, STATS_PENTANOMIAL, 4, "2.1311", 2.131067811785043);
 }
 
 /* Empty bins count as 1e-3 before the fit (the vectors above have none). */
@@ -622,24 +622,31 @@ static void expect_parse_error(bool (*parse)(const char *, StatsCounts *, StatsE
 static void test_parse_count_errors(void **state)
 {
     (void)state;
-    expect_parse_error(statscmd_parse_penta, "1,2,3,4", "not 4");
-    expect_parse_error(statscmd_parse_penta, "1,2,3,4,5,6,7", "too many");
-    expect_parse_error(statscmd_parse_penta, "1,-2,3,4,5", "negative");
-    expect_parse_error(statscmd_parse_penta, "1,x,3,4,5", "not a whole number");
-    expect_parse_error(statscmd_parse_penta, "1,2.5,3,4,5", "not a whole number");
-    expect_parse_error(statscmd_parse_penta, "1,,3,4,5", "missing");
-    expect_parse_error(statscmd_parse_penta, "1,2,3,4,5,", "missing");
-    expect_parse_error(statscmd_parse_penta, "", "no numbers");
-    expect_parse_error(statscmd_parse_penta, NULL, "no numbers");
-    expect_parse_error(statscmd_parse_penta, "1,2,3,4,99999999999999999999", "too large");
-    expect_parse_error(statscmd_parse_penta, "1+1,2,3,4,5", "WL+DD");
-    expect_parse_error(statscmd_parse_penta, "1,2,3+1,4,5,6", "five-number");
-    expect_parse_error(statscmd_parse_penta, "1,2,3+,4,5", "missing");
-    expect_parse_error(statscmd_parse_wdl, "1,2", "not 2");
-    expect_parse_error(statscmd_parse_wdl, "1,2,3,4", "too many");
-    expect_parse_error(statscmd_parse_wdl, "1,2,-3", "negative");
-    expect_parse_error(statscmd_parse_wdl, "a,b,c", "not a whole number");
-    expect_parse_error(statscmd_parse_wdl, "1,2+1,3", "WL+DD");
+    static const struct {
+        bool (*parse)(const char *, StatsCounts *, StatsError *);
+        const char *text, *words;
+    } bad[] = {
+        {statscmd_parse_penta, "1,2,3,4", "not 4"},
+        {statscmd_parse_penta, "1,2,3,4,5,6,7", "too many"},
+        {statscmd_parse_penta, "1,-2,3,4,5", "negative"},
+        {statscmd_parse_penta, "1,x,3,4,5", "not a whole number"},
+        {statscmd_parse_penta, "1,2.5,3,4,5", "not a whole number"},
+        {statscmd_parse_penta, "1,,3,4,5", "missing"},
+        {statscmd_parse_penta, "1,2,3,4,5,", "missing"},
+        {statscmd_parse_penta, "", "no numbers"},
+        {statscmd_parse_penta, NULL, "no numbers"},
+        {statscmd_parse_penta, "1,2,3,4,99999999999999999999", "too large"},
+        {statscmd_parse_penta, "1+1,2,3,4,5", "WL+DD"},
+        {statscmd_parse_penta, "1,2,3+1,4,5,6", "five-number"},
+        {statscmd_parse_penta, "1,2,3+,4,5", "missing"},
+        {statscmd_parse_wdl, "1,2", "not 2"},
+        {statscmd_parse_wdl, "1,2,3,4", "too many"},
+        {statscmd_parse_wdl, "1,2,-3", "negative"},
+        {statscmd_parse_wdl, "a,b,c", "not a whole number"},
+        {statscmd_parse_wdl, "1,2+1,3", "WL+DD"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_parse_error(bad[i].parse, bad[i].text, bad[i].words);
 }
 
 static void expect_sprt_error(const char *arg, const char *words)
@@ -765,7 +772,7 @@ static void test_parse_args(void **state)
     expect_args_error("--wdl 1,2,3 -sprt elo0=0 elo1=2 -sprt elo0=0 elo1=2", "twice");
     expect_args_error("--wdl 1,2,3 -sprt elo0=0 elo1=2 beta=0.6 alpha=0.5", "alpha + beta");
     expect_args_error("--wdl 1,2,3 -sprt elo0=0 elo1=2 stray", "unknown argument 'stray'");
-    assert_non_null(strstr(statscmd_usage(), "--penta"));
+    assert_non_null(strstr(stats_usage(), "--penta"));
 }
 
 int main(void)

@@ -21,6 +21,7 @@
 #include "coordinator/runstats.h"
 #include "coordinator/crosstable.h"
 #include "coordinator/tournament.h"
+#include "tests/support/expect_text.h"
 
 /* ---- pairings ------------------------------------------------------------------------ */
 
@@ -227,9 +228,7 @@ static void test_per_engine_limits(void **state)
     /* stored in run_config and restored from it alone */
     static char json[RUNFILE_CONFIG_MAX];
     assert_true(coord_config_to_json(&g_cfg, json, sizeof json));
-    assert_non_null(strstr(json, "\"nodes_red\":300"));
-    assert_non_null(strstr(json, "\"tc_black\":\"20+0.2\""));
-    assert_non_null(strstr(json, "\"movetime_2\":250"));
+    expect_text(json, "\"nodes_red\":300", "\"tc_black\":\"20+0.2\"", "\"movetime_2\":250", NULL);
     assert_null(strstr(json, "\"cmd_3\"")); /* engines the run does not have stay out */
     coord_config_defaults(&g_back);
     assert_true(coord_config_parse(&g_back, &rg, 0, NULL, &err));
@@ -347,23 +346,22 @@ static void test_crosstable_arithmetic(void **state)
     strbuf_init(&b);
     crosstable_format(t, "  ", &b);
     const char *text = strbuf_text(&b);
-    assert_non_null(strstr(text, "ranking"));
-    assert_non_null(strstr(text, "1  c "));
-    /* the row of a (rank 2): against c (rank 1) 0/1, itself, against b (rank 3) 3/4 */
-    assert_non_null(strstr(text, "2  a "));
-    assert_non_null(strstr(text, "0/1     -   3/4"));
-    assert_non_null(strstr(text, "a vs b: Elo"));
-    assert_non_null(strstr(text, "a vs c: no complete pair"));
+    /* c ranks first; the row of a (rank 2): against c (rank 1) 0/1, itself, against b
+     * (rank 3) 3/4 */
+    expect_text(text, "ranking", "1  c ", "2  a ", "0/1     -   3/4", "a vs b: Elo",
+                "a vs c: no complete pair", NULL);
     strbuf_free(&b);
 
     strbuf_init(&b);
     crosstable_json(t, &b);
     text = strbuf_text(&b);
-    assert_non_null(strstr(text, "\"crosstable\":{\"points\":[[null,3.0,0.0],[1.0,null,1.0],"
-                                 "[1.0,1.0,null]],\"games\":[[0,4,1],[4,0,2],[1,2,0]]}"));
-    assert_non_null(strstr(text, "{\"rank\":1,\"engine\":2,\"name\":\"c\",\"games\":3"));
-    assert_non_null(strstr(text, "{\"engines\":[0,1],\"wins\":2,\"draws\":2,\"losses\":0,"
-                                 "\"pairs\":2,\"penta\":[0,0,1,0,1]"));
+    expect_text(text,
+                "\"crosstable\":{\"points\":[[null,3.0,0.0],[1.0,null,1.0],"
+                "[1.0,1.0,null]],\"games\":[[0,4,1],[4,0,2],[1,2,0]]}",
+                "{\"rank\":1,\"engine\":2,\"name\":\"c\",\"games\":3",
+                "{\"engines\":[0,1],\"wins\":2,\"draws\":2,\"losses\":0,"
+                "\"pairs\":2,\"penta\":[0,0,1,0,1]",
+                NULL);
     strbuf_free(&b);
 }
 
@@ -399,20 +397,17 @@ static void test_stats_tournament_and_ranks(void **state)
     strbuf_init(&b);
     runstats_json(st, &cx, "summary", NULL, true, &b);
     const char *j = strbuf_text(&b);
-    assert_non_null(strstr(j, "\"engines\":[\"engine 0\",\"x\",\"engine 2\"]"));
-    assert_non_null(strstr(j, "\"crashes\":[0,0,1]"));
-    assert_non_null(strstr(j, "\"ranks\":[{\"rank\":9,\"host\":\"a\",\"games\":1,"));
-    assert_non_null(strstr(j,
-                           "{\"rank\":0,\"host\":\"n1\",\"games\":2,\"crashes\":1,"
-                           "\"time_losses\":1,\"illegal_moves\":0},{\"rank\":3,\"host\":\"n1\""));
-    assert_non_null(strstr(j, "\"leader\":{\"engine\":1,\"name\":\"x\""));
+    expect_text(j, "\"engines\":[\"engine 0\",\"x\",\"engine 2\"]", "\"crashes\":[0,0,1]",
+                "\"ranks\":[{\"rank\":9,\"host\":\"a\",\"games\":1,",
+                "{\"rank\":0,\"host\":\"n1\",\"games\":2,\"crashes\":1,"
+                "\"time_losses\":1,\"illegal_moves\":0},{\"rank\":3,\"host\":\"n1\"",
+                "\"leader\":{\"engine\":1,\"name\":\"x\"", "\"ranking\":[", NULL);
     assert_null(strstr(j, "\"nelo_error\"")); /* no top-level match of engines 0-1 */
-    assert_non_null(strstr(j, "\"ranking\":["));
     strbuf_free(&b);
     strbuf_init(&b);
     runstats_summary_text(st, &cx, &b);
-    assert_non_null(strstr(strbuf_text(&b), "rank 0 on n2: 1 games, 0 crashes, 0 time losses, 1"));
-    assert_non_null(strstr(strbuf_text(&b), "crosstable"));
+    expect_text(strbuf_text(&b), "rank 0 on n2: 1 games, 0 crashes, 0 time losses, 1", "crosstable",
+                NULL);
     strbuf_free(&b);
     char line[512];
     runstats_progress_text(st, &cx, line, sizeof line);

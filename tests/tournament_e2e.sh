@@ -9,8 +9,6 @@
 # Prints TAP. Usage: tests/tournament_e2e.sh <bindir>; CHUHE_TEST_KEEP=1 keeps the logs.
 set -u
 bindir=${1:-bin}
-coord=$bindir/chuhe-coordinator
-worker=$bindir/chuhe-worker
 uci=$(cd "$bindir" && pwd)/chuhe-engine
 . "$(dirname "$0")/support/e2e.sh"
 e2e_begin "tournaments end to end" 17 "$coord" "$worker" "$uci"

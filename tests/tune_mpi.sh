@@ -10,28 +10,10 @@ bindir=${1:-bin}
 tune=$bindir/chuhe-tune
 writer=$bindir/tests/test_tune
 engine=$bindir/chuhe-engine
-n=0 failed=0
-
-check() { # name, condition result (0 = pass), detail
-    n=$((n + 1))
-    if [ "$2" -eq 0 ]; then
-        echo "ok $n - $1"
-    else
-        echo "not ok $n - $1"
-        printf '%s\n' "$3" | head -30 | sed 's/^/#   /'
-        failed=$((failed + 1))
-    fi
-}
-
-skip_all() {
-    echo "1..1"
-    echo "ok 1 # SKIP $1"
-    exit 0
-}
-
-[ -x "$tune" ] || { echo "1..1"; echo "not ok 1 - $tune is missing"; exit 1; }
-[ -x "$writer" ] || { echo "1..1"; echo "not ok 1 - $writer is missing"; exit 1; }
-command -v mpirun >/dev/null 2>&1 || skip_all "mpirun is not installed"
+. "$(dirname "$0")/support/tap.sh"
+. "$(dirname "$0")/support/engine.sh"
+tap_require "$tune" "$writer"
+command -v mpirun >/dev/null 2>&1 || tap_skip_all "the tuner on MPI ranks" "mpirun is not installed"
 
 o='' o1='' o2='' omb=''
 tmp=$(mktemp -d)
@@ -83,7 +65,7 @@ out=$("$writer" --write-runfile "$tmp/run.h5" 16 7 2>&1)
 rc=$?
 [ $rc -eq 0 ] && [ -s "$tmp/run.h5" ]
 check "a run file of 16 real games is written" $? "$out"
-[ $rc -eq 0 ] || { echo "1..$n"; exit 1; }
+[ $rc -eq 0 ] || { tap_end; exit 1; }
 
 # Without a validation set the best weights are the last ones, so they have moved.
 common=(--skip-plies 4 --epochs 8 --lr 3 --seed 5 --valid-frac 0 --patience 0 -q)
@@ -151,7 +133,7 @@ else
 fi
 
 if [ -x "$engine" ]; then
-    o=$(printf 'setoption name EvalFile value %s\nisready\nquit\n' "$tmp/np1.weights" | timeout 30 "$engine" 2>&1)
+    o=$(engine_run "setoption name EvalFile value $tmp/np1.weights\nisready\nquit\n")
     grep -q readyok <<<"$o" && ! grep -q 'error' <<<"$o"
     check "the engine loads the tuned weights" $? "$o"
 fi
@@ -186,5 +168,4 @@ o=$(mpi 2 --bench --bench-positions 20000 2>&1)
 grep -Eq 'gradient pass: [0-9.]+ M positions/s per rank' <<<"$o" && grep -Eq 'memory: [0-9.]+ bytes/position' <<<"$o"
 check "--bench on 2 ranks reports speed and memory" $? "$o"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

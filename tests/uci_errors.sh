@@ -6,18 +6,12 @@
 set -u
 bindir="${1:-bin}"
 bin="$bindir/chuhe-engine"
-n=0 failed=0
-# check NAME STATUS DETAIL and skip NAME REASON: the TAP lines of the shell tests
-. "$(dirname "$0")/support/e2e.sh"
+source "$(dirname "$0")/support/tap.sh"
 
 run() { printf '%b' "$1" | timeout 60 "$bin" 2>&1; }
 errors() { grep -c '^info string error: ' <<<"$1"; }
 
-if [ ! -x "$bin" ]; then
-    echo "not ok 1 - $bin is missing"
-    echo "1..1"
-    exit 1
-fi
+tap_require "$bin"
 
 tmp=$(mktemp -d)
 trap 'chmod -R u+rwx "$tmp"; rm -rf "$tmp"' EXIT
@@ -140,5 +134,4 @@ out=$(run "position startpos moves h2e2\n$bad""d\nisready\n")
     ! grep -q '^bestmove' <<<"$out"
 check "after 14 refused commands, d shows the position set before them" $? "$out"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -6,80 +6,30 @@
 # Usage: tests/uci_search.sh <bindir>   (bindir ending in /san: smaller searches)
 set -u
 bindir="${1:-bin}"
-bin="$bindir/chuhe-engine"
-n=0 failed=0
+engine="$bindir/chuhe-engine"
+. "$(dirname "$0")/support/tap.sh"
+. "$(dirname "$0")/support/engine.sh"
+tap_require "$engine"
 
 depth=5 nodes=20000 bench=6
 case "$bindir" in
 */san | */san/ | san) nodes=5000 bench=4 ;;
 esac
 
-check() { # name, condition result (0 = pass), detail
-    n=$((n + 1))
-    if [ "$2" -eq 0 ]; then
-        echo "ok $n - $1"
-    else
-        echo "not ok $n - $1"
-        printf '#   %s\n' "$3" | head -20
-        failed=$((failed + 1))
-    fi
-}
-
-# One-shot runs for commands that finish before the input ends (perft, eval, bench).
-run() { printf '%b' "$1" | timeout 60 "$bin" 2>&1; }
-
-now_ms() { date +%s%3N; }
-
-# The engine as a coprocess: `send` writes lines, `expect RE MS` reads lines into $got
-# until one matches the extended regex RE, failing after MS milliseconds.
-# The descriptors are copied: bash drops ENG as soon as the engine has exited.
-start() {
-    coproc ENG { exec "$bin" 2>&1; }
-    exec {eng_out}<&"${ENG[0]}" {eng_in}>&"${ENG[1]}"
-    # shellcheck disable=SC2153 # ENG_PID is set by coproc
-    eng_pid=$ENG_PID
-}
-send() { printf '%s\n' "$@" >&"$eng_in"; }
-expect() {
-    local re=$1 end=$(($(now_ms) + $2)) left line
-    got=""
-    while :; do
-        left=$((end - $(now_ms)))
-        [ "$left" -gt 0 ] || return 1
-        IFS= read -r -t "$((left / 1000)).$(printf '%03d' $((left % 1000)))" line <&"$eng_out" ||
-            return 1
-        got+="$line"$'\n'
-        [[ $line =~ $re ]] && return 0
-    done
-}
-finish() {
-    # the engine may have quit already: a write to its closed input must not kill us
-    (trap '' PIPE && send quit) 2>/dev/null
-    timeout 5 tail --pid="$eng_pid" -f /dev/null 2>/dev/null || kill "$eng_pid" 2>/dev/null
-    wait "$eng_pid" 2>/dev/null
-    exec {eng_out}<&- {eng_in}>&-
-}
-
 # Whether the moves of $2 can be played in order from position command $1.
 legal_line() {
     local out
-    out=$(run "$1 moves $2\nd\n")
+    out=$(engine_run "$1 moves $2\nd\n")
     ! grep -q '^info string error' <<<"$out"
 }
-
-if [ ! -x "$bin" ]; then
-    echo "not ok 1 - $bin is missing"
-    echo "1..1"
-    exit 1
-fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # ---- go depth: the info lines and a legal best move ------------------------------------
-start
-send uci ucinewgame "position startpos" "go depth $depth"
-expect '^bestmove ' 60000
+engine_start
+engine_send uci ucinewgame "position startpos" "go depth $depth"
+engine_expect '^bestmove ' 60000
 ok=$?
 out=$got
 last=$(grep '^info depth' <<<"$out" | grep -v 'bound ' | tail -1)
@@ -99,27 +49,27 @@ signature() { # bestmove and the nodes of the last info line
     echo "$(grep '^bestmove' <<<"$1") $(grep '^info depth' <<<"$1" | tail -1 | grep -oE 'nodes [0-9]+')"
 }
 fen="r1ba1a3/4kn3/2n1b4/pNp1p1p1p/4c4/6P2/P1P2R2P/1CcC5/9/2BAKAB2 w - - 0 1"
-send ucinewgame "position fen $fen" "go nodes $nodes"
-expect '^bestmove ' 60000
+engine_send ucinewgame "position fen $fen" "go nodes $nodes"
+engine_expect '^bestmove ' 60000
 a=$(signature "$got")
-send ucinewgame "position fen $fen" "go nodes $nodes"
-expect '^bestmove ' 60000
+engine_send ucinewgame "position fen $fen" "go nodes $nodes"
+engine_expect '^bestmove ' 60000
 b=$(signature "$got")
 [ -n "$a" ] && [ "$a" = "$b" ] && grep -qE '^bestmove [a-i][0-9][a-i][0-9]' <<<"$a"
 check "go nodes $nodes twice after ucinewgame: same bestmove, same nodes" $? "$a / $b"
-finish
+engine_stop
 
 # ---- stop and isready while thinking ---------------------------------------------------
-start
-send uci "position startpos" "go infinite"
+engine_start
+engine_send uci "position startpos" "go infinite"
 sleep 0.3
-send isready
-expect '^(readyok|bestmove)' 2000
+engine_send isready
+engine_expect '^(readyok|bestmove)' 2000
 ready=$?
 first=$got
 t0=$(now_ms)
-send stop
-expect '^bestmove ' 2000
+engine_send stop
+engine_expect '^bestmove ' 2000
 ok=$?
 dt=$(($(now_ms) - t0))
 [ $ready -eq 0 ] && grep -q '^readyok' <<<"$first" && ! grep -q '^bestmove' <<<"$first"
@@ -130,100 +80,100 @@ check "go infinite then stop: bestmove within 2 s (${dt} ms)" $? "$got"
 # stop right after go, many times: the stop must never be lost
 lost=0
 for i in $(seq 20); do
-    send "go infinite" stop
-    expect '^bestmove ' 2000 || {
+    engine_send "go infinite" stop
+    engine_expect '^bestmove ' 2000 || {
         lost=$i
-        send stop
-        expect '^bestmove ' 5000
+        engine_send stop
+        engine_expect '^bestmove ' 5000
         break
     }
 done
 check "go infinite with stop right after it, 20 times: every search ends" "$lost" "search $lost never ended"
 if [ "$lost" -ne 0 ]; then # a lost stop leaves the engine waiting forever: start afresh
-    finish
-    start
+    engine_stop
+    engine_start
 fi
 
 t0=$(now_ms)
-send "go movetime 300"
-expect '^bestmove [a-i][0-9]' 3000
+engine_send "go movetime 300"
+engine_expect '^bestmove [a-i][0-9]' 3000
 check "go movetime 300 returns a move ($(($(now_ms) - t0)) ms)" $? "$got"
 
 t0=$(now_ms)
-send ucinewgame "position startpos moves h2e2 h9g7" "go wtime 1000 btime 1000 winc 10 binc 10"
-expect '^bestmove [a-i][0-9]' 1000
+engine_send ucinewgame "position startpos moves h2e2 h9g7" "go wtime 1000 btime 1000 winc 10 binc 10"
+engine_expect '^bestmove [a-i][0-9]' 1000
 check "go wtime 1000 btime 1000 winc 10 binc 10: bestmove within 1 s ($(($(now_ms) - t0)) ms)" $? "$got"
-finish
+engine_stop
 
 # ---- options ---------------------------------------------------------------------------
 evalfen="position fen $fen"
-out=$(run "$evalfen\neval\n")
+out=$(engine_run "$evalfen\neval\n")
 eval_before=$(grep -vE '^info string' <<<"$out")
 grep -qE '^material +-?[0-9]' <<<"$out" && grep -qE '^psqt_horse +-?[0-9]' <<<"$out" &&
     tail -1 <<<"$out" | grep -qE 'total.*-?[0-9]' &&
     [ "$(grep -cE '^[a-z_]+ +-?[0-9]+ +-?[0-9]+' <<<"$out")" -ge 10 ]
 check "eval: a line per term (material, psqt_horse, ...) and a total line" $? "$out"
 
-out=$(run "setoption name Hash value 32\nsetoption name Clear Hash\nisready\n")
+out=$(engine_run "setoption name Hash value 32\nsetoption name Clear Hash\nisready\n")
 ! grep -q '^info string error' <<<"$out" && grep -q '^readyok' <<<"$out"
 check "setoption Hash 32 and Clear Hash: no error" $? "$out"
 
-out=$(run "setoption name Hash value 0\nisready\nposition startpos\ngo perft 1\n")
+out=$(engine_run "setoption name Hash value 0\nisready\nposition startpos\ngo perft 1\n")
 [ "$(grep -c '^info string error' <<<"$out")" = 1 ] && grep -q '^readyok' <<<"$out" &&
     grep -q '^Nodes searched: 44$' <<<"$out"
 check "setoption Hash 0: one error line, the engine carries on" $? "$out"
 
-out=$(run "setoption name Nonsense value 1\nisready\n")
+out=$(engine_run "setoption name Nonsense value 1\nisready\n")
 [ "$(grep -c '^info string error' <<<"$out")" = 1 ] && grep -q '^readyok' <<<"$out"
 check "setoption of an unknown option: one error line" $? "$out"
 
-out=$(run "setoption name EvalFile value /nonexistent/chuhe.weights\n$evalfen\neval\n")
+out=$(engine_run "setoption name EvalFile value /nonexistent/chuhe.weights\n$evalfen\neval\n")
 after=$(grep -vE '^info string' <<<"$out")
 [ "$(grep -c '^info string error' <<<"$out")" = 1 ] && [ "$after" = "$eval_before" ]
 check "setoption EvalFile /nonexistent: one error line, eval unchanged" $? "$out"
 
 w="$tmp/written.weights"
-out=$(run "weights $w\nsetoption name EvalFile value $w\n$evalfen\neval\n")
+out=$(engine_run "weights $w\nsetoption name EvalFile value $w\n$evalfen\neval\n")
 after=$(grep -vE '^info string' <<<"$out")
 [ -s "$w" ] && ! grep -q '^info string error' <<<"$out" && [ "$after" = "$eval_before" ] &&
     grep -q '^material\[chariot\] ' "$w"
 check "weights <file> writes weights that EvalFile loads back unchanged" $? "$out"
 
 # ---- bench -----------------------------------------------------------------------------
-b1=$(timeout 120 "$bin" bench $bench 2>&1)
-b2=$(timeout 120 "$bin" bench $bench 2>&1)
+b1=$(timeout 120 "$engine" bench $bench 2>&1)
+b2=$(timeout 120 "$engine" bench $bench 2>&1)
 n1=$(sed -n 's/^Nodes searched: \([0-9][0-9]*\)$/\1/p' <<<"$b1")
 n2=$(sed -n 's/^Nodes searched: \([0-9][0-9]*\)$/\1/p' <<<"$b2")
 [ -n "$n1" ] && [ "$n1" -gt 0 ] && [ "$n1" = "$n2" ] && grep -qE '^Nodes/second: [0-9]+$' <<<"$b1"
 check "bench $bench: Nodes searched and Nodes/second, the same count twice ($n1)" $? "$b1"
 
 # ---- mates and positions without a move ------------------------------------------------
-start
-send uci "position fen 3k5/1R7/9/9/9/9/9/9/9/R3K4 w - - 0 1" "go depth $depth"
-expect '^bestmove ' 30000
+engine_start
+engine_send uci "position fen 3k5/1R7/9/9/9/9/9/9/9/R3K4 w - - 0 1" "go depth $depth"
+engine_expect '^bestmove ' 30000
 ok=$?
 best=$(grep -oE '^bestmove [a-i][0-9][a-i][0-9]' <<<"$got" | cut -d' ' -f2)
 [ $ok -eq 0 ] && grep -qE '^info depth .*score mate 1 ' <<<"$got" && [ -n "$best" ]
 check "a mate in 1 is reported as 'score mate 1'" $? "$got"
 
-send "position fen 3k5/9/9/9/9/9/9/9/9/4K3R w - - 0 1 moves i0i8" "go depth $depth"
-expect '^bestmove' 30000
+engine_send "position fen 3k5/9/9/9/9/9/9/9/9/4K3R w - - 0 1 moves i0i8" "go depth $depth"
+engine_expect '^bestmove' 30000
 grep -q '^bestmove (none)$' <<<"$got"
 check "UCI, no legal move (stalemate): bestmove (none)" $? "$got"
 
-send "position fen 3k5/1R7/9/9/9/9/9/9/9/R3K4 w - - 0 1 moves a0d0" "go infinite"
-expect '^bestmove' 5000
+engine_send "position fen 3k5/1R7/9/9/9/9/9/9/9/R3K4 w - - 0 1 moves a0d0" "go infinite"
+engine_expect '^bestmove' 5000
 grep -q '^bestmove (none)$' <<<"$got"
 check "UCI, checkmated, go infinite: bestmove (none) at once" $? "$got"
-finish
+engine_stop
 
 # ---- UCCI ------------------------------------------------------------------------------
-start
-send ucci
-expect '^ucciok$' 5000
+engine_start
+engine_send ucci
+engine_expect '^ucciok$' 5000
 check "ucci: ucciok" $? "$got"
-send "setoption hashsize 32" "position startpos moves h2e2" "go depth $depth"
-expect '^(bestmove|nobestmove)' 60000
+engine_send "setoption hashsize 32" "position startpos moves h2e2" "go depth $depth"
+engine_expect '^(bestmove|nobestmove)' 60000
 ok=$?
 grep -q '^info string error' <<<"$got"
 err=$?
@@ -232,25 +182,24 @@ err=$?
 check "UCCI: setoption hashsize 32, go depth $depth: info depth/score and bestmove" $? "$got"
 
 t0=$(now_ms)
-send "go time 2 increment 0 opptime 2"
-expect '^bestmove [a-i][0-9]' 2000
+engine_send "go time 2 increment 0 opptime 2"
+engine_expect '^bestmove [a-i][0-9]' 2000
 check "UCCI: go time 2 (seconds) answers within 2 s ($(($(now_ms) - t0)) ms)" $? "$got"
 
-send "position fen 3k5/1R7/9/9/9/9/9/9/9/R3K4 w - - 0 1" "go depth $depth"
-expect '^bestmove' 30000
+engine_send "position fen 3k5/1R7/9/9/9/9/9/9/9/R3K4 w - - 0 1" "go depth $depth"
+engine_expect '^bestmove' 30000
 score=$(grep -E '^info depth' <<<"$got" | tail -1 | sed -n 's/.* score \(-\{0,1\}[0-9]*\) .*/\1/p')
 [ -n "$score" ] && [ "$score" -gt 20000 ]
 check "UCCI: a mate in 1 gets a mate score ($score)" $? "$got"
 
-send "position fen 3k5/9/9/9/9/9/9/9/9/4K3R w - - 0 1 moves i0i8" "go depth $depth"
-expect '^(bestmove|nobestmove)' 30000
+engine_send "position fen 3k5/9/9/9/9/9/9/9/9/4K3R w - - 0 1 moves i0i8" "go depth $depth"
+engine_expect '^(bestmove|nobestmove)' 30000
 grep -q '^nobestmove$' <<<"$got"
 check "UCCI, no legal move: nobestmove" $? "$got"
 
-send quit
-expect '^bye$' 5000
+engine_send quit
+engine_expect '^bye$' 5000
 check "UCCI: quit answers bye" $? "$got"
-finish
+engine_stop
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

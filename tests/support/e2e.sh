@@ -1,48 +1,48 @@
-# Helpers of the end-to-end shell tests, sourced by tests/*_e2e.sh (not a test itself):
-# the TAP plan and lines, a scratch directory removed at exit together with the processes
-# the test started, the MPI environment (root, sanitizer builds) and waits with deadlines.
+# Helpers of the end-to-end shell tests, sourced by tests/*_e2e.sh (not a test itself)
+# once they have set bindir: the programs under test, the TAP lines (tests/support/tap.sh),
+# a scratch directory removed at exit together with the processes the test started, the
+# MPI environment (root, sanitizer builds) and waits with deadlines.
 #
+#   coord, worker, client             bin/chuhe-coordinator, bin/chuhe-worker and
+#                                     bin/tests/tools/wire_client under bindir; test_engines:
+#                                     the folder of the test engines
 #   e2e_begin NAME PLAN PROGRAMS...   checks the programs and mpirun (one SKIP line without
 #                                     it) and prints the plan; sets tmp, mpi_env (mpirun -x
 #                                     flags), san (1 in a sanitizer build) and root (the
 #                                     repository); the test's background jobs still running
 #                                     at exit are stopped
-#   check NAME STATUS [DETAIL]        "ok N - NAME", or "not ok N - NAME" followed by the
-#                                     detail: the tail of a file, or text
-#   skip NAME REASON                  "ok N - NAME # SKIP REASON"
+#   check, skip                       the TAP lines (tests/support/tap.sh)
 #   wait_for PID SECONDS              waits, kills past the limit; sets rc (124: killed)
 #   wait_line FILE PATTERN SECONDS [GREP-FLAGS]
 #                                     waits for a line (-F for text holding a key)
 #   section TITLE                     the seconds since the last section, as a comment
-#   e2e_end                           the exit status: 0 when no check failed
+#   e2e_end                           the exit status: 0 when no check failed (tap_end)
 #   e2e_run NAME ARGS...              a coordinator and two worker ranks (see below)
 #   e2e_start_coord NAME ARGS...      a coordinator (--json ARGS) in the background, its
 #                                     output in $tmp/NAME.out and .err; sets cpid and ep
 #                                     (a wildcard address as 127.0.0.1); false when it
 #                                     does not listen within 10 s
 #   summary NAME, field NAME KEY      the final JSON line of a run, one of its fields
+#   verify RUN, verify_count NAME     `chuhe-coordinator verify RUN` into $tmp/verify.txt;
+#                                     one of the counts it printed
+#   verify_pairs RUN GAMES PAIRS      verify RUN: true when it holds GAMES games in PAIRS
+#                                     full pairs, none twice and none invalid
 # A test may define e2e_on_exit, which runs at exit once its processes are stopped.
 # CHUHE_TEST_KEEP=1 keeps tmp.
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+. "$root/tests/support/tap.sh"
+coord=$bindir/chuhe-coordinator
+worker=$bindir/chuhe-worker
+client=$bindir/tests/tools/wire_client
+test_engines=$root/tests/engines
 
 e2e_begin() {
-    local name=$1 plan=$2 b
+    local name=$1 plan=$2
     shift 2
-    for b in "$@"; do
-        if [ ! -x "$b" ]; then
-            echo "1..1"
-            echo "not ok 1 - $b is missing"
-            exit 1
-        fi
-    done
-    if ! command -v mpirun >/dev/null 2>&1; then
-        echo "1..1"
-        echo "ok 1 - $name # SKIP mpirun missing"
-        exit 0
-    fi
-    echo "1..$plan"
-    n=0 failed=0
+    tap_require "$@"
+    command -v mpirun >/dev/null 2>&1 || tap_skip_all "$name" "mpirun missing"
+    tap_plan "$plan"
     tmp=$(mktemp -d)
     trap e2e_cleanup EXIT
     if [ "$(id -u)" -eq 0 ]; then
@@ -71,22 +71,6 @@ e2e_cleanup() {
     for p in $(jobs -p); do kill -KILL "$p" 2>/dev/null; done
     declare -F e2e_on_exit >/dev/null && e2e_on_exit
     if [ -n "${CHUHE_TEST_KEEP:-}" ]; then echo "# logs kept in $tmp"; else rm -rf "$tmp"; fi
-}
-
-check() {
-    n=$((n + 1))
-    if [ "$2" -eq 0 ]; then
-        echo "ok $n - $1"
-    else
-        echo "not ok $n - $1"
-        if [ -f "${3:-}" ]; then sed 's/^/#   /' "$3" | tail -25; else printf '#   %s\n' "${3:-}" | tail -40; fi
-        failed=$((failed + 1))
-    fi
-}
-
-skip() {
-    n=$((n + 1))
-    echo "ok $n - $1 # SKIP $2"
 }
 
 wait_for() {
@@ -122,7 +106,7 @@ section() {
 }
 
 e2e_end() {
-    [ "$failed" -eq 0 ]
+    tap_end
 }
 
 e2e_start_coord() {
@@ -177,3 +161,11 @@ e2e_run() {
 # summary NAME: the final JSON line; field NAME KEY: its first array or scalar KEY.
 summary() { grep '"event":"summary"' "$tmp/$1.out" | tail -1; }
 field() { summary "$1" | grep -o "\"$2\":\(\[[^]]*\]\|\"[^\"]*\"\|[^,}]*\)" | head -1; }
+
+verify() { "$coord" verify "$1" >"$tmp/verify.txt" 2>&1; }
+verify_count() { sed -n "s/^$1 //p" "$tmp/verify.txt"; }
+verify_pairs() {
+    verify "$1"
+    [ "$(verify_count games)" = "$2" ] && [ "$(verify_count full_pairs)" = "$3" ] &&
+        [ "$(verify_count duplicates)" = 0 ] && [ "$(verify_count invalid)" = 0 ]
+}

@@ -2,22 +2,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static bool epd_error(char *err, size_t errsize, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static bool epd_error(char *err, size_t errsize, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errsize, fmt, ap);
-    va_end(ap);
-    return false;
-}
+#include "array.h"
+#include "error.h"
 
 /* Parses one "FEN;D1 n;..." line into e; false with a reason in why. */
 static bool parse_line(char *line, EpdEntry *e, const char **why)
@@ -65,42 +55,39 @@ bool epd_load(const char *path, EpdSuite *suite, char *err, size_t errsize)
     suite->count = 0;
     FILE *f = fopen(path, "r");
     if (!f)
-        return epd_error(err, errsize, "cannot open %s: %s (tests run from the repository root)",
+        return error_set(err, errsize, "cannot open %s: %s (tests run from the repository root)",
                          path, strerror(errno));
     char line[1024];
-    int lineno = 0, cap = 0;
+    int lineno = 0;
+    size_t cap = 0;
     bool ok = true;
     while (ok && fgets(line, sizeof line, f)) {
         lineno++;
         if (!strchr(line, '\n') && !feof(f)) {
-            ok = epd_error(err, errsize, "%s:%d: line too long", path, lineno);
+            ok = error_set(err, errsize, "%s:%d: line too long", path, lineno);
             break;
         }
         line[strcspn(line, "\r\n")] = '\0';
         if (line[0] == '\0' || line[0] == '#')
             continue;
-        if (suite->count == cap) {
-            cap = cap ? cap * 2 : 32;
-            EpdEntry *grown = realloc(suite->entries, (size_t)cap * sizeof *grown);
-            if (!grown) {
-                ok = epd_error(err, errsize, "%s: out of memory", path);
-                break;
-            }
-            suite->entries = grown;
+        if (!array_reserve((void **)&suite->entries, &cap, (size_t)suite->count + 1,
+                           sizeof *suite->entries, 32)) {
+            ok = error_set(err, errsize, "%s: out of memory", path);
+            break;
         }
         EpdEntry *e = &suite->entries[suite->count];
         const char *why = NULL;
         if (!parse_line(line, e, &why)) {
-            ok = epd_error(err, errsize, "%s:%d: %s", path, lineno, why);
+            ok = error_set(err, errsize, "%s:%d: %s", path, lineno, why);
             break;
         }
         e->line = lineno;
         suite->count++;
     }
     if (ok && ferror(f))
-        ok = epd_error(err, errsize, "%s: read error", path);
+        ok = error_set(err, errsize, "%s: read error", path);
     if (ok && suite->count == 0)
-        ok = epd_error(err, errsize, "%s: no positions", path);
+        ok = error_set(err, errsize, "%s: no positions", path);
     fclose(f);
     if (!ok)
         epd_free(suite);

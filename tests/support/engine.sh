@@ -1,0 +1,48 @@
+# The dialogue with bin/chuhe-engine (the program $engine) of the shell tests, sourced by
+# tests/*.sh (not a test itself):
+#
+#   engine_run COMMANDS       pipes COMMANDS (printf %b) into a fresh engine and prints all
+#                             it writes, within 60 s: for commands that finish before the
+#                             input ends (perft, eval, bench)
+#   engine_start              the engine as a coprocess, for commands that are timed and
+#                             answered while a search runs
+#   engine_send LINE...       writes lines to the coprocess
+#   engine_expect RE MS       reads its lines into $got until one matches the extended
+#                             regex RE; false after MS milliseconds
+#   engine_stop               sends quit and waits 5 s for the coprocess to end, then kills it
+#   now_ms                    the clock in milliseconds
+
+engine_run() { printf '%b' "$1" | timeout 60 "$engine" 2>&1; }
+
+now_ms() { date +%s%3N; }
+
+# The descriptors are copied: bash drops ENG as soon as the engine has exited.
+engine_start() {
+    coproc ENG { exec "$engine" 2>&1; }
+    exec {engine_out}<&"${ENG[0]}" {engine_in}>&"${ENG[1]}"
+    # shellcheck disable=SC2153 # ENG_PID is set by coproc
+    engine_pid=$ENG_PID
+}
+
+engine_send() { printf '%s\n' "$@" >&"$engine_in"; }
+
+engine_expect() {
+    local re=$1 end=$(($(now_ms) + $2)) left line
+    got=""
+    while :; do
+        left=$((end - $(now_ms)))
+        [ "$left" -gt 0 ] || return 1
+        IFS= read -r -t "$((left / 1000)).$(printf '%03d' $((left % 1000)))" line <&"$engine_out" ||
+            return 1
+        got+="$line"$'\n'
+        [[ $line =~ $re ]] && return 0
+    done
+}
+
+engine_stop() {
+    # the engine may have quit already: a write to its closed input must not kill us
+    (trap '' PIPE && engine_send quit) 2>/dev/null
+    timeout 5 tail --pid="$engine_pid" -f /dev/null 2>/dev/null || kill "$engine_pid" 2>/dev/null
+    wait "$engine_pid" 2>/dev/null
+    exec {engine_out}<&- {engine_in}>&-
+}

@@ -772,7 +772,7 @@ static void test_parse_args(void **state)
     expect_args_error("--wdl 1,2,3 -sprt elo0=0 elo1=2 -sprt elo0=0 elo1=2", "twice");
     expect_args_error("--wdl 1,2,3 -sprt elo0=0 elo1=2 beta=0.6 alpha=0.5", "alpha + beta");
     expect_args_error("--wdl 1,2,3 -sprt elo0=0 elo1=2 stray", "unknown argument 'stray'");
-    assert_non_null(strstr(stats_usage(), "--penta"));
+    assert_non_null(strstr(statscmd_usage(), "--penta"));
 }
 
 int main(void)

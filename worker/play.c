@@ -14,7 +14,7 @@ void play_engines_free(PlayEngines *pe)
 {
     for (int p = 0; p < 2; p++) {
         engine_free(&pe->engine[p]);
-        ext_free(&pe->ext[p]);
+        extengine_free(&pe->ext[p]);
     }
 }
 
@@ -24,12 +24,12 @@ void play_engines_set_idle(PlayEngines *pe, ExtIdleFn fn, void *ctx)
     pe->idle_ctx = ctx;
     for (int p = 0; p < 2; p++)
         if (pe->ext[p])
-            ext_set_idle(pe->ext[p], fn, ctx);
+            extengine_set_idle(pe->ext[p], fn, ctx);
 }
 
 uint64_t play_ext_starts(const PlayEngines *pe, int p)
 {
-    return pe->ext[p] ? ext_starts(pe->ext[p]) : 0;
+    return pe->ext[p] ? extengine_starts(pe->ext[p]) : 0;
 }
 
 /* Gives player p the external engine pl asks for, started and ready. A start that fails
@@ -50,20 +50,20 @@ static bool ready_external(PlayEngines *pe, int p, const ProtoPlayer *pl, char *
     snprintf(cfg.command, sizeof cfg.command, "%s", pl->command);
     snprintf(cfg.options, sizeof cfg.options, "%s", pl->options);
     snprintf(cfg.dir, sizeof cfg.dir, "%s", pl->dir);
-    if (pe->ext[p] && !ext_same_config(pe->ext[p], &cfg))
-        ext_free(&pe->ext[p]);
+    if (pe->ext[p] && !extengine_same_config(pe->ext[p], &cfg))
+        extengine_free(&pe->ext[p]);
     if (!pe->ext[p]) {
-        pe->ext[p] = ext_new(&cfg);
+        pe->ext[p] = extengine_new(&cfg);
         if (!pe->ext[p]) {
             snprintf(err, size, "out of memory for an engine");
             return false;
         }
-        ext_set_idle(pe->ext[p], pe->idle, pe->idle_ctx);
+        extengine_set_idle(pe->ext[p], pe->idle, pe->idle_ctx);
     }
-    if (ext_start(pe->ext[p], err, size))
+    if (extengine_start(pe->ext[p], err, size))
         return true;
     diag_warn("%s; starting it once more", err);
-    return ext_start(pe->ext[p], err, size);
+    return extengine_start(pe->ext[p], err, size);
 }
 
 /* Gives engine p the weights path wants. The built-in weights come back with a fresh
@@ -105,8 +105,8 @@ bool play_prepare(PlayEngines *pe, const ProtoWork *w, GamePlayer players[2], ch
         if (pl->kind == PROTO_ENGINE_EXTERNAL) {
             if (!ready_external(pe, p, pl, err, size))
                 return false;
-            players[p].search = ext_search;
-            players[p].new_game = ext_new_game;
+            players[p].search = extengine_search;
+            players[p].new_game = extengine_new_game;
             players[p].search_ctx = pe->ext[p];
         } else if (pl->kind == PROTO_ENGINE_BUILTIN) {
             if (!ready_engine(pe, p, pl, err, size))

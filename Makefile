@@ -187,6 +187,10 @@ $(BINDIR)/tests/test_tune: private LOCAL_LIBS = $(TUNE_LIB) $(COORD_LIB) $(CONTR
 
 # test_exttrans also links the worker's protocol text module (no MPI, no ZeroMQ).
 $(BINDIR)/tests/test_exttrans: $(BUILDDIR)/worker/exttrans.o
+# test_extpool also links the worker's external engines and its WORK preparation (no
+# MPI: the test brings its own diag_info and diag_warn).
+$(BINDIR)/tests/test_extpool: $(addprefix $(BUILDDIR)/worker/,extpool.o extengine.o extdialog.o \
+                              extuci.o extxboard.o extproc.o exttrans.o play.o)
 
 ALL_OBJS := $(ENGINE_OBJS) $(CONTRACTS_OBJS) $(COORD_OBJS) $(PROGRAM_OBJS) $(TEST_OBJS) $(SUPPORT_OBJS) $(TOOL_OBJS) \
             $(TUNE_TRACE_OBJ)

@@ -1,15 +1,18 @@
 /*
  * An external engine as a subprocess (extproc.h), driven through its protocol: UCI as
- * Pikafish speaks it (ranks 0-9), UCI with ranks 1-10 (Fairy-Stockfish, which is also
- * told UCI_Variant xiangqi), UCCI (clocks in seconds) or XBoard/CECP protocol 2 (as
- * Sjaak II: "variant xiangqi", setboard, force mode, level/st/sd and time/otim, ping).
- * The texts are translated by exttrans.h. ext_search is a GameSearchFn: the game loop
+ * Pikafish speaks it (ranks 0-9), UCI with ranks 1-10 (Fairy-Stockfish), UCCI, or
+ * XBoard/CECP protocol 2 (as Sjaak II). extengine_search is a GameSearchFn: the game loop
  * drives an external engine as it drives the built-in one.
+ *
+ * This module is the one interface to every protocol: it keeps the process's life
+ * (started on first use, stopped and started again after a failure) and the search's
+ * read loop, and hands the protocol's text to its dialogue through a table of functions
+ * (extdialog.h): extuci.c for uci, uci1 and ucci, extxboard.c for xboard. The texts are
+ * translated by exttrans.h.
  *
  * An engine that dies, hangs past its deadline or breaks the protocol is killed; the
  * next search or new game starts it again, so a run goes on. An XBoard engine's
- * "resign" loses it the game; its result claims ("1-0 {...}") are logged, and the game
- * loop's own referee decides. XBoard has no exact node limit: a nodes limit is not
+ * "resign" loses it the game. XBoard has no exact node limit: a nodes limit is not
  * sent to an XBoard engine (the coordinator and play_prepare refuse one).
  */
 #ifndef CHUHE_WORKER_EXTENGINE_H
@@ -39,24 +42,25 @@ typedef struct {
 typedef struct ExtEngine ExtEngine;
 
 /* A stopped engine with cfg; NULL when out of memory. */
-ExtEngine *ext_new(const ExtEngineConfig *cfg);
+ExtEngine *extengine_new(const ExtEngineConfig *cfg);
 /* Stops (quit, then kill) and frees; *e becomes NULL. */
-void ext_free(ExtEngine **e);
+void extengine_free(ExtEngine **e);
 /* Starts the process and completes the handshake, unless it is running. */
-bool ext_start(ExtEngine *e, char *err, size_t size);
-/* True when cfg is what e runs (so a WORK with the same engine keeps the process). */
-bool ext_same_config(const ExtEngine *e, const ExtEngineConfig *cfg);
+bool extengine_start(ExtEngine *e, char *err, size_t size);
+/* True when cfg is what e runs (so every WORK naming the same engine gets this process). */
+bool extengine_same_config(const ExtEngine *e, const ExtEngineConfig *cfg);
 /* fn(ctx) is called at least every EXTPROC_IDLE_MS while e is waited for. */
-void ext_set_idle(ExtEngine *e, ExtIdleFn fn, void *ctx);
+void extengine_set_idle(ExtEngine *e, ExtIdleFn fn, void *ctx);
 
 /* GameSearchFn and the new-game hook of GamePlayer; ctx is the ExtEngine. */
-GameSearchStatus ext_search(void *ctx, const char *start_fen, const char *const *moves, int nmoves,
-                            const SearchLimits *limits, int64_t deadline_ms, SearchResult *out);
-void ext_new_game(void *ctx);
+GameSearchStatus extengine_search(void *ctx, const char *start_fen, const char *const *moves,
+                                  int nmoves, const SearchLimits *limits, int64_t deadline_ms,
+                                  SearchResult *out);
+void extengine_new_game(void *ctx);
 
 /* How often the process was (re)started, and what killed earlier ones. */
-uint64_t ext_starts(const ExtEngine *e);
+uint64_t extengine_starts(const ExtEngine *e);
 /* The last failure, for logs ("" if none). */
-const char *ext_last_error(const ExtEngine *e);
+const char *extengine_last_error(const ExtEngine *e);
 
 #endif

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "error.h"
 #include "timeman.h"
 
 enum {
@@ -36,12 +37,13 @@ bool extproc_running(const ExtProc *p)
     return p->pid > 0;
 }
 
-void extproc_fail(ExtProc *p, const char *fmt, ...)
+bool extproc_fail(ExtProc *p, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p->error, sizeof p->error, fmt, ap);
+    error_setv(p->error, sizeof p->error, fmt, ap);
     va_end(ap);
+    return false;
 }
 
 static void sleep_ms(int ms)
@@ -93,24 +95,18 @@ bool extproc_send(ExtProc *p, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(line, sizeof line - 1, fmt, ap);
     va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof line - 1) {
-        extproc_fail(p, "command line too long");
-        return false;
-    }
-    if (p->to_fd < 0) {
-        extproc_fail(p, "engine not running");
-        return false;
-    }
+    if (n < 0 || (size_t)n >= sizeof line - 1)
+        return extproc_fail(p, "command line too long");
+    if (p->to_fd < 0)
+        return extproc_fail(p, "engine not running");
     line[n++] = '\n';
     size_t off = 0;
     while (off < (size_t)n) {
         ssize_t w = write(p->to_fd, line + off, (size_t)n - off);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0) {
-            extproc_fail(p, "write to engine: %s", w < 0 ? strerror(errno) : "closed");
-            return false;
-        }
+        if (w <= 0)
+            return extproc_fail(p, "write to engine: %s", w < 0 ? strerror(errno) : "closed");
         off += (size_t)w;
     }
     return true;
@@ -192,20 +188,14 @@ bool extproc_spawn(ExtProc *p, const char *command, const char *dir)
     char cmd[TEXT_MAX];
     char *argv[ARGS_MAX + 1];
     snprintf(cmd, sizeof cmd, "%s", command);
-    if (split_args(cmd, argv) == 0) {
-        extproc_fail(p, "empty engine command");
-        return false;
-    }
+    if (split_args(cmd, argv) == 0)
+        return extproc_fail(p, "empty engine command");
     /* A dead engine's pipe must not kill the worker. */
-    if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
-        extproc_fail(p, "signal: %s", strerror(errno));
-        return false;
-    }
+    if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+        return extproc_fail(p, "signal: %s", strerror(errno));
     int in[2], out[2];
-    if (pipe(in) != 0) {
-        extproc_fail(p, "pipe: %s", strerror(errno));
-        return false;
-    }
+    if (pipe(in) != 0)
+        return extproc_fail(p, "pipe: %s", strerror(errno));
     if (pipe(out) != 0) {
         extproc_fail(p, "pipe: %s", strerror(errno));
         close(in[0]);

@@ -57,7 +57,7 @@ bool extproc_send(ExtProc *p, const char *fmt, ...) __attribute__((format(printf
  * time_now_ms()). */
 ExtProcRead extproc_read_line(ExtProc *p, int64_t deadline, char *line, size_t size);
 
-/* Sets the error text. */
-void extproc_fail(ExtProc *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Sets the error text; returns false, so that a failing call can end with it. */
+bool extproc_fail(ExtProc *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

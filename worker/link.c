@@ -7,7 +7,9 @@
 
 #include <zmq.h>
 
+#include "array.h"
 #include "diag.h"
+#include "error.h"
 #include "timeman.h"
 
 enum {
@@ -44,7 +46,8 @@ struct Link {
     uint32_t rank;
     int64_t timeout_ms;
     Pending *pending;
-    int npending, cap;
+    int npending;
+    size_t cap;
     uint8_t *buf; /* PROTO_MAX_MESSAGE bytes: encoding and receiving */
     int64_t last_heartbeat_ms;
     bool expecting; /* something was sent since the last message came in */
@@ -179,14 +182,9 @@ bool link_send(Link *l, const ProtoMsg *m)
 
 void link_send_game(Link *l, const ProtoMsg *game)
 {
-    if (l->npending == l->cap) {
-        int cap = l->cap ? l->cap * 2 : 8;
-        Pending *p = realloc(l->pending, (size_t)cap * sizeof *p);
-        if (!p)
-            WORKER_FATAL("out of memory");
-        l->pending = p;
-        l->cap = cap;
-    }
+    if (!array_reserve((void **)&l->pending, &l->cap, (size_t)l->npending + 1, sizeof *l->pending,
+                       8))
+        WORKER_FATAL("out of memory");
     size_t len = encode(l, game);
     Pending *p = &l->pending[l->npending];
     p->frame = malloc(len);
@@ -232,7 +230,7 @@ static void on_ack(Link *l, const ProtoAck *a)
         if (a->status == PROTO_ACK_REJECTED) {
             l->rejected++;
             diag_warn("game %u of pair %llu was rejected by the coordinator (see its log)",
-                        a->game_in_pair, (unsigned long long)a->pair_id);
+                      a->game_in_pair, (unsigned long long)a->pair_id);
         }
         free(p->frame);
         l->pending[i] = l->pending[--l->npending];
@@ -258,7 +256,7 @@ static void due_sends(Link *l, int64_t now)
             continue;
         if (p->next_send_ms)
             diag_info("no ACK for game %u of pair %llu: sending it again", p->game_in_pair,
-                        (unsigned long long)p->pair_id);
+                      (unsigned long long)p->pair_id);
         if (send_frame(l, p->frame, p->len)) {
             p->next_send_ms = now + p->backoff_ms;
             p->backoff_ms = p->backoff_ms * 2 > RESEND_MAX_MS ? RESEND_MAX_MS : p->backoff_ms * 2;
@@ -283,7 +281,7 @@ static void handshake_failed(Link *l, uint16_t event, uint32_t value)
                        : "failed the handshake three times in a row: does it require CURVE "
                          "(--curve-server-key and --curve-secret)?";
     if (why && !l->refusal[0])
-        snprintf(l->refusal, sizeof l->refusal, "the coordinator at %s %s", l->endpoint, why);
+        error_set(l->refusal, sizeof l->refusal, "the coordinator at %s %s", l->endpoint, why);
 }
 
 /* Handles the monitor's waiting events: on every connection after the first, HELLO
@@ -323,7 +321,7 @@ static void monitor_events(Link *l)
         if (l->connects++ == 0)
             continue;
         diag_info("connected to %s again: sending HELLO and %d unacknowledged games", addr,
-                    l->npending);
+                  l->npending);
         if (l->hello)
             send_frame(l, l->hello, l->hello_len);
         for (int i = 0; i < l->npending; i++)
@@ -345,7 +343,7 @@ static bool receive(Link *l, ProtoMsg *out, bool *for_caller)
     ProtoError err;
     if (n > PROTO_MAX_MESSAGE || !proto_decode(l->buf, (size_t)n, out, &err)) {
         diag_warn("bad message from the coordinator: %s",
-                    n > PROTO_MAX_MESSAGE ? "too long" : err.msg);
+                  n > PROTO_MAX_MESSAGE ? "too long" : err.msg);
         return true;
     }
     switch (out->type) {

@@ -378,7 +378,7 @@ int main(int argc, char **argv)
                        opt.secret_file[0] ? opt.server_key : NULL, &opt.keys);
     memset(&opt.keys, 0, sizeof opt.keys);
     diag_info("rank %d of %d, pid %ld, connecting to %s%s", rank, size, (long)getpid(),
-                opt.endpoint, opt.secret_file[0] ? " with CURVE" : "");
+              opt.endpoint, opt.secret_file[0] ? " with CURVE" : "");
 
     ProtoMsg hello;
     proto_init(&hello, PROTO_HELLO);
@@ -395,14 +395,14 @@ int main(int argc, char **argv)
     double wall = (double)(time_now_ms() - start) / 1000.0;
     if (r.lost && link_refusal(r.link)[0])
         diag_warn("%s; giving up with %d games unacknowledged", link_refusal(r.link),
-                    link_unacked(r.link));
+                  link_unacked(r.link));
     else if (r.lost)
         diag_warn("coordinator %s has not answered for %.0f s: giving up with %d games "
-                    "unacknowledged",
-                    opt.endpoint, opt.timeout, link_unacked(r.link));
+                  "unacknowledged",
+                  opt.endpoint, opt.timeout, link_unacked(r.link));
     else if (r.done)
         diag_info("done: %" PRIu64 " games played, %" PRIu64 " rejected", r.games,
-                    link_rejected(r.link));
+                  link_rejected(r.link));
 
     link_close(&r.link, !r.lost);
     while (zmq_ctx_term(ctx) != 0) {

@@ -4,66 +4,56 @@
 #include <string.h>
 
 #include "diag.h"
+#include "error.h"
 
 void play_engines_init(PlayEngines *pe)
 {
     memset(pe, 0, sizeof *pe);
+    extpool_init(&pe->pool);
 }
 
 void play_engines_free(PlayEngines *pe)
 {
     for (int p = 0; p < 2; p++) {
         engine_free(&pe->engine[p]);
-        ext_free(&pe->ext[p]);
+        pe->ext[p] = NULL;
     }
+    extpool_free(&pe->pool);
 }
 
 void play_engines_set_idle(PlayEngines *pe, ExtIdleFn fn, void *ctx)
 {
-    pe->idle = fn;
-    pe->idle_ctx = ctx;
-    for (int p = 0; p < 2; p++)
-        if (pe->ext[p])
-            ext_set_idle(pe->ext[p], fn, ctx);
+    extpool_set_idle(&pe->pool, fn, ctx);
 }
 
 uint64_t play_ext_starts(const PlayEngines *pe, int p)
 {
-    return pe->ext[p] ? ext_starts(pe->ext[p]) : 0;
+    return pe->ext[p] ? extengine_starts(pe->ext[p]) : 0;
 }
 
-/* Gives player p the external engine pl asks for, started and ready. A start that fails
- * is tried once more: an engine killed while it starts (by a user, the OOM killer) is not
- * a broken engine, and a rank that gives up here plays no more. */
+/* Gives player p the external engine pl asks for, from the pool, started and ready. A
+ * start that fails is tried once more: an engine killed while it starts (by a user, the
+ * OOM killer) is not a broken engine, and a rank that gives up here plays no more. */
 static bool ready_external(PlayEngines *pe, int p, const ProtoPlayer *pl, char *err, size_t size)
 {
     ExtEngineConfig cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.proto = (ProtoExtProtocol)pl->protocol; /* range-checked by proto_decode */
-    if (cfg.proto == PROTO_EXT_XBOARD && pl->nodes) {
-        snprintf(err, size,
-                 "player %u: an xboard engine has no node limit (use a clock, a "
-                 "move time or a depth)",
-                 pl->player_id);
-        return false;
-    }
+    if (cfg.proto == PROTO_EXT_XBOARD && pl->nodes)
+        return error_set(err, size,
+                         "player %u: an xboard engine has no node limit (use a clock, a "
+                         "move time or a depth)",
+                         pl->player_id);
     snprintf(cfg.command, sizeof cfg.command, "%s", pl->command);
     snprintf(cfg.options, sizeof cfg.options, "%s", pl->options);
     snprintf(cfg.dir, sizeof cfg.dir, "%s", pl->dir);
-    if (pe->ext[p] && !ext_same_config(pe->ext[p], &cfg))
-        ext_free(&pe->ext[p]);
-    if (!pe->ext[p]) {
-        pe->ext[p] = ext_new(&cfg);
-        if (!pe->ext[p]) {
-            snprintf(err, size, "out of memory for an engine");
-            return false;
-        }
-        ext_set_idle(pe->ext[p], pe->idle, pe->idle_ctx);
-    }
-    if (ext_start(pe->ext[p], err, size))
+    pe->ext[p] = extpool_get(&pe->pool, &cfg, pe->ext[1 - p], err, size);
+    if (!pe->ext[p])
+        return false;
+    if (extengine_start(pe->ext[p], err, size))
         return true;
     diag_warn("%s; starting it once more", err);
-    return ext_start(pe->ext[p], err, size);
+    return extengine_start(pe->ext[p], err, size);
 }
 
 /* Gives engine p the weights path wants. The built-in weights come back with a fresh
@@ -74,23 +64,17 @@ static bool ready_engine(PlayEngines *pe, int p, const ProtoPlayer *pl, char *er
         engine_free(&pe->engine[p]);
     if (!pe->engine[p]) {
         pe->engine[p] = engine_new();
-        if (!pe->engine[p]) {
-            snprintf(err, size, "out of memory for an engine");
-            return false;
-        }
+        if (!pe->engine[p])
+            return error_set(err, size, "out of memory for an engine");
         pe->weights[p][0] = '\0';
     }
     size_t mb = pl->hash_mb ? pl->hash_mb : ENGINE_HASH_DEFAULT_MB;
-    if ((size_t)engine_hash_mb(pe->engine[p]) != mb && !engine_set_hash(pe->engine[p], mb)) {
-        snprintf(err, size, "cannot allocate a %zu MB hash", mb);
-        return false;
-    }
+    if ((size_t)engine_hash_mb(pe->engine[p]) != mb && !engine_set_hash(pe->engine[p], mb))
+        return error_set(err, size, "cannot allocate a %zu MB hash", mb);
     if (strcmp(pe->weights[p], pl->weights)) {
         WeightsError werr;
-        if (!engine_load_weights(pe->engine[p], pl->weights, &werr)) {
-            snprintf(err, size, "player %u weights: %s", pl->player_id, werr.msg);
-            return false;
-        }
+        if (!engine_load_weights(pe->engine[p], pl->weights, &werr))
+            return error_set(err, size, "player %u weights: %s", pl->player_id, werr.msg);
         snprintf(pe->weights[p], sizeof pe->weights[p], "%s", pl->weights);
     }
     return true;
@@ -99,23 +83,24 @@ static bool ready_engine(PlayEngines *pe, int p, const ProtoPlayer *pl, char *er
 bool play_prepare(PlayEngines *pe, const ProtoWork *w, GamePlayer players[2], char *err,
                   size_t size)
 {
+    /* the engines of the last WORK are the pool's again */
+    pe->ext[0] = pe->ext[1] = NULL;
     for (int p = 0; p < 2; p++) {
         const ProtoPlayer *pl = &w->players[p];
         memset(&players[p], 0, sizeof players[p]);
         if (pl->kind == PROTO_ENGINE_EXTERNAL) {
             if (!ready_external(pe, p, pl, err, size))
                 return false;
-            players[p].search = ext_search;
-            players[p].new_game = ext_new_game;
+            players[p].search = extengine_search;
+            players[p].new_game = extengine_new_game;
             players[p].search_ctx = pe->ext[p];
         } else if (pl->kind == PROTO_ENGINE_BUILTIN) {
             if (!ready_engine(pe, p, pl, err, size))
                 return false;
             players[p].engine = pe->engine[p];
         } else {
-            snprintf(err, size, "player %u: engine kind %s is not supported by this worker",
-                     pl->player_id, proto_engine_kind_name((ProtoEngineKind)pl->kind));
-            return false;
+            return error_set(err, size, "player %u: engine kind %s is not supported by this worker",
+                             pl->player_id, proto_engine_kind_name((ProtoEngineKind)pl->kind));
         }
         players[p].clock_base_ms = pl->tc_base_ms;
         players[p].clock_inc_ms = pl->tc_inc_ms;

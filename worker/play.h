@@ -1,7 +1,8 @@
 /*
  * Turning a WORK message into games: the two in-process engines of a rank (one per
  * player, kept across pairs; weights and hash size changed only when a WORK asks for
- * others), the opening and the game settings.
+ * others), its external engines (a pool, kept across pairs: extpool.h), the opening and
+ * the game settings.
  */
 #ifndef CHUHE_WORKER_PLAY_H
 #define CHUHE_WORKER_PLAY_H
@@ -9,18 +10,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "extengine.h"
+#include "extpool.h"
 #include "game.h"
 #include "contracts/protocol.h"
 
-/* Per player of a WORK: the in-process engine or the external engine process, kept
- * across pairs while the WORK asks for the same one. */
+/* Per player of a WORK: the in-process engine, kept across pairs, or the external
+ * engine that the pool lends it for the WORK. */
 typedef struct {
     Engine *engine[2];
     char weights[2][PROTO_WEIGHTS_MAX + 1]; /* what engine[p] has loaded; "" built-in */
-    ExtEngine *ext[2];
-    ExtIdleFn idle; /* called while an external engine is waited for */
-    void *idle_ctx;
+    ExtPool pool;
+    ExtEngine *ext[2]; /* the pool's, for the last WORK prepared; NULL: not external */
 } PlayEngines;
 
 void play_engines_init(PlayEngines *pe);
@@ -38,7 +38,8 @@ void play_engines_free(PlayEngines *pe);
 bool play_prepare(PlayEngines *pe, const ProtoWork *w, GamePlayer players[2], char *err,
                   size_t size);
 
-/* Engine processes started so far for player p (1 when it never needed a restart). */
+/* Processes started so far for the external engine of player p in the last WORK
+ * prepared (1 when it never needed a restart); 0 for an in-process engine. */
 uint64_t play_ext_starts(const PlayEngines *pe, int p);
 
 /* The WORK's opening and adjudication settings in the game loop's terms. */

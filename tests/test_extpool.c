@@ -1,0 +1,377 @@
+/*
+ * The worker's external engines (worker/extpool.c, extengine.c and the dialogues
+ * extuci.c and extxboard.c), driven through real processes: the fake engines of
+ * tests/engines/, run from the repository's top directory (as tests/run does).
+ *
+ *   - The texts of every protocol's dialogue, line by line, as the engine receives them:
+ *     handshake, options, new game, a search on a clock and one to a depth.
+ *   - A round robin of three engines over the two players of a rank's WORKs starts each
+ *     engine once; a WORK whose players name the same engine gets two processes; the
+ *     pool stops its least recently used engine beyond EXTPOOL_MAX; a crash or a hang
+ *     restarts just that engine.
+ */
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "notation.h"
+#include "position.h"
+#include "timeman.h"
+#include "tests/support/scratch.h"
+#include "worker/diag.h"
+#include "worker/extpool.h"
+#include "worker/play.h"
+
+/* The worker's log lines (worker/diag.c needs MPI): not wanted here. */
+void diag_info(const char *fmt, ...)
+{
+    (void)fmt;
+}
+
+void diag_warn(const char *fmt, ...)
+{
+    (void)fmt;
+}
+
+static char g_engines[PATH_MAX]; /* tests/engines, absolute */
+
+static int group_setup(void **state)
+{
+    (void)state;
+    if (!realpath("tests/engines", g_engines)) {
+        fprintf(stderr, "tests/engines not found: run from the repository's top directory\n");
+        return -1;
+    }
+    return scratch_create("extpool");
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    return scratch_remove();
+}
+
+/* The text of a scratch file, "" when it does not exist (static; the next call
+ * overwrites it). */
+static const char *file_text(const char *name)
+{
+    static char text[8192];
+    text[0] = '\0';
+    FILE *f = fopen(scratch_path(name), "r");
+    if (f) {
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        text[n] = '\0';
+        fclose(f);
+    }
+    return text;
+}
+
+/* The lines of a scratch file. */
+static int file_lines(const char *name)
+{
+    int n = 0;
+    for (const char *s = file_text(name); *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* An engine of protocol proto: tests/engines/NAME.sh ARG. */
+static ExtEngineConfig config(ProtoExtProtocol proto, const char *name, const char *arg,
+                              const char *options)
+{
+    ExtEngineConfig cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.proto = proto;
+    snprintf(cfg.command, sizeof cfg.command, "%.300s/%.20s.sh %.600s", g_engines, name, arg);
+    snprintf(cfg.options, sizeof cfg.options, "%.200s", options);
+    return cfg;
+}
+
+/* An engine that counts its starts in COUNT-NAME and then runs tests/engines/INNER.sh. */
+static ExtEngineConfig counted(const char *count_name, const char *inner)
+{
+    char arg[EXT_TEXT_MAX];
+    snprintf(arg, sizeof arg, "%.300s %.300s/%.20s.sh", scratch_path(count_name), g_engines, inner);
+    return config(PROTO_EXT_UCI, "counted", arg, "");
+}
+
+/* The game from the start position after moves, searched with limits. */
+static GameSearchStatus search(ExtEngine *e, const char *const *moves, int nmoves,
+                               const SearchLimits *limits, SearchResult *out)
+{
+    return extengine_search(e, START_FEN, moves, nmoves, limits, time_now_ms() + 5000, out);
+}
+
+/*
+ * What the engine of protocol proto receives for: start, new game, a search of the
+ * start position with 60 s + 1 s on both clocks (its answer h2e2), a search after
+ * h2e2 h9g7 to depth 3, and the end.
+ */
+static void check_transcript(ProtoExtProtocol proto, const char *options, const char *want)
+{
+    const char *log = scratch_path("transcript.log");
+    remove(log);
+    ExtEngineConfig cfg = config(proto, "transcript", log, options);
+    ExtEngine *e = extengine_new(&cfg);
+    assert_non_null(e);
+    char err[512];
+    assert_true(extengine_start(e, err, sizeof err));
+    extengine_new_game(e);
+    SearchLimits clock;
+    time_limits_clear(&clock);
+    clock.time[RED] = clock.time[BLACK] = 60000;
+    clock.inc[RED] = clock.inc[BLACK] = 1000;
+    SearchResult res;
+    assert_int_equal(search(e, NULL, 0, &clock, &res), GAME_SEARCH_OK);
+    char mv[8];
+    move_to_text(res.best, mv);
+    assert_string_equal(mv, "h2e2");
+    assert_int_equal(res.nodes, 10);
+    SearchLimits depth;
+    time_limits_clear(&depth);
+    depth.depth = 3;
+    const char *moves[] = {"h2e2", "h9g7"};
+    assert_int_equal(search(e, moves, 2, &depth, &res), GAME_SEARCH_OK);
+    assert_int_equal(extengine_starts(e), 1);
+    extengine_free(&e);
+    assert_string_equal(file_text("transcript.log"), want);
+}
+
+#define START "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+
+static void test_transcript_uci(void **state)
+{
+    (void)state;
+    check_transcript(PROTO_EXT_UCI, "Hash=16;Threads=1",
+                     "uci\n"
+                     "setoption name Hash value 16\n"
+                     "setoption name Threads value 1\n"
+                     "isready\n"
+                     "ucinewgame\n"
+                     "isready\n"
+                     "position fen " START "\n"
+                     "go wtime 60000 btime 60000 winc 1000 binc 1000\n"
+                     "position fen " START " moves h2e2 h9g7\n"
+                     "go depth 3\n"
+                     "quit\n");
+}
+
+static void test_transcript_uci1(void **state)
+{
+    (void)state;
+    check_transcript(PROTO_EXT_UCI1, "Hash=16",
+                     "uci\n"
+                     "setoption name UCI_Variant value xiangqi\n"
+                     "setoption name Hash value 16\n"
+                     "isready\n"
+                     "ucinewgame\n"
+                     "isready\n"
+                     "position fen " START "\n"
+                     "go wtime 60000 btime 60000 winc 1000 binc 1000\n"
+                     "position fen " START " moves h3e3 h10g8\n"
+                     "go depth 3\n"
+                     "quit\n");
+}
+
+static void test_transcript_ucci(void **state)
+{
+    (void)state;
+    check_transcript(PROTO_EXT_UCCI, "Hash=16",
+                     "ucci\n"
+                     "setoption Hash 16\n"
+                     "isready\n"
+                     "isready\n"
+                     "position fen " START "\n"
+                     "go time 60 increment 1 opptime 60 oppincrement 1\n"
+                     "position fen " START " moves h2e2 h9g7\n"
+                     "go depth 3\n"
+                     "quit\n");
+}
+
+static void test_transcript_xboard(void **state)
+{
+    (void)state;
+    check_transcript(PROTO_EXT_XBOARD, "memory=16;Mood=calm",
+                     "xboard\n"
+                     "protover 2\n"
+                     "accepted myname\n"
+                     "accepted variants\n"
+                     "accepted setboard\n"
+                     "accepted usermove\n"
+                     "accepted ping\n"
+                     "accepted memory\n"
+                     "accepted option\n"
+                     "accepted done\n"
+                     "memory 16\n"
+                     "option Mood=calm\n"
+                     "ping 1\n"
+                     "new\n"
+                     "variant xiangqi\n"
+                     "force\n"
+                     "post\n"
+                     "easy\n"
+                     "ping 2\n"
+                     "force\n"
+                     "setboard rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RHEAKAEHR w - "
+                     "- 0 1\n"
+                     "level 0 1:00 1\n"
+                     "time 6000\n"
+                     "otim 6000\n"
+                     "go\n"
+                     "force\n"
+                     "usermove h9g7\n"
+                     "sd 3\n"
+                     "go\n"
+                     "quit\n");
+}
+
+/* A WORK whose players are the external engines a and b. */
+static void work_of(ProtoWork *w, const ExtEngineConfig *a, const ExtEngineConfig *b)
+{
+    memset(w, 0, sizeof *w);
+    const ExtEngineConfig *cfg[2] = {a, b};
+    for (int p = 0; p < 2; p++) {
+        ProtoPlayer *pl = &w->players[p];
+        pl->player_id = (uint16_t)p;
+        pl->kind = PROTO_ENGINE_EXTERNAL;
+        pl->protocol = (uint8_t)cfg[p]->proto;
+        pl->depth = 1;
+        snprintf(pl->command, sizeof pl->command, "%.*s", PROTO_COMMAND_MAX, cfg[p]->command);
+    }
+}
+
+static void prepare(PlayEngines *pe, const ExtEngineConfig *a, const ExtEngineConfig *b)
+{
+    ProtoWork w;
+    GamePlayer players[2];
+    char err[512];
+    work_of(&w, a, b);
+    assert_true(play_prepare(pe, &w, players, err, sizeof err));
+    assert_ptr_not_equal(players[0].search_ctx, players[1].search_ctx);
+}
+
+static void test_round_robin_starts_each_engine_once(void **state)
+{
+    (void)state;
+    ExtEngineConfig e[3] = {counted("rr0.count", "hang"), counted("rr1.count", "hang"),
+                            counted("rr2.count", "hang")};
+    PlayEngines pe;
+    play_engines_init(&pe);
+    /* two rounds: every engine plays both colours against both others */
+    for (int round = 0; round < 2; round++)
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+                if (a != b)
+                    prepare(&pe, &e[a], &e[b]);
+    assert_int_equal(file_lines("rr0.count"), 1);
+    assert_int_equal(file_lines("rr1.count"), 1);
+    assert_int_equal(file_lines("rr2.count"), 1);
+    assert_int_equal(extpool_count(&pe.pool), 3);
+    play_engines_free(&pe);
+}
+
+static void test_same_engine_for_both_players(void **state)
+{
+    (void)state;
+    ExtEngineConfig a = counted("same_a.count", "hang"), b = counted("same_b.count", "hang");
+    PlayEngines pe;
+    play_engines_init(&pe);
+    prepare(&pe, &a, &a);
+    assert_int_equal(file_lines("same_a.count"), 2);
+    prepare(&pe, &a, &b);
+    prepare(&pe, &b, &a);
+    prepare(&pe, &a, &a);
+    assert_int_equal(file_lines("same_a.count"), 2);
+    assert_int_equal(file_lines("same_b.count"), 1);
+    assert_int_equal(extpool_count(&pe.pool), 3);
+    play_engines_free(&pe);
+}
+
+/* Takes the pool's engine for cfg and starts it. */
+static ExtEngine *get_started(ExtPool *pool, const ExtEngineConfig *cfg)
+{
+    char err[512];
+    ExtEngine *e = extpool_get(pool, cfg, NULL, err, sizeof err);
+    assert_non_null(e);
+    assert_true(extengine_start(e, err, sizeof err));
+    return e;
+}
+
+static void test_least_recently_used_is_stopped(void **state)
+{
+    (void)state;
+    enum { N = EXTPOOL_MAX + 1 };
+    ExtEngineConfig cfg[N];
+    char name[N][32];
+    for (int i = 0; i < N; i++) {
+        snprintf(name[i], sizeof name[i], "lru%d.count", i);
+        cfg[i] = counted(name[i], "hang");
+    }
+    ExtPool pool;
+    extpool_init(&pool);
+    for (int i = 0; i < N; i++)
+        get_started(&pool, &cfg[i]);
+    assert_int_equal(extpool_count(&pool), EXTPOOL_MAX);
+    /* engine 0 was stopped to make room for the last: it starts again, pushing out 1 */
+    get_started(&pool, &cfg[0]);
+    assert_int_equal(file_lines(name[0]), 2);
+    for (int i = 2; i < N; i++)
+        get_started(&pool, &cfg[i]);
+    for (int i = 2; i < N; i++)
+        assert_int_equal(file_lines(name[i]), 1);
+    get_started(&pool, &cfg[1]);
+    assert_int_equal(file_lines(name[1]), 2);
+    assert_int_equal(extpool_count(&pool), EXTPOOL_MAX);
+    extpool_free(&pool);
+    assert_int_equal(extpool_count(&pool), 0);
+}
+
+static void test_crash_and_hang_restart_just_that_engine(void **state)
+{
+    (void)state;
+    ExtEngineConfig crash = counted("crash.count", "crash"), hang = counted("hang.count", "hang"),
+                    calm = counted("calm.count", "hang");
+    ExtPool pool;
+    extpool_init(&pool);
+    ExtEngine *c = get_started(&pool, &crash), *h = get_started(&pool, &hang);
+    get_started(&pool, &calm);
+    SearchLimits limits;
+    time_limits_clear(&limits);
+    limits.depth = 1;
+    SearchResult res;
+    assert_int_equal(search(c, NULL, 0, &limits, &res), GAME_SEARCH_CRASH);
+    assert_int_equal(extengine_search(h, START_FEN, NULL, 0, &limits, time_now_ms() + 200, &res),
+                     GAME_SEARCH_TIMEOUT);
+    assert_string_equal(extengine_last_error(h), "no move before the deadline");
+    assert_ptr_equal(get_started(&pool, &crash), c);
+    assert_ptr_equal(get_started(&pool, &hang), h);
+    get_started(&pool, &calm);
+    assert_int_equal(extengine_starts(c), 2);
+    assert_int_equal(extengine_starts(h), 2);
+    assert_int_equal(file_lines("crash.count"), 2);
+    assert_int_equal(file_lines("hang.count"), 2);
+    assert_int_equal(file_lines("calm.count"), 1);
+    extpool_free(&pool);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_transcript_uci),
+        cmocka_unit_test(test_transcript_uci1),
+        cmocka_unit_test(test_transcript_ucci),
+        cmocka_unit_test(test_transcript_xboard),
+        cmocka_unit_test(test_round_robin_starts_each_engine_once),
+        cmocka_unit_test(test_same_engine_for_both_players),
+        cmocka_unit_test(test_least_recently_used_is_stopped),
+        cmocka_unit_test(test_crash_and_hang_restart_just_that_engine),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -84,13 +84,13 @@ check "export plain writes one block per position, export pgn one game each" $? 
     "blocks=$blocks events=$events"
 
 if /usr/bin/python3 -c 'import h5py, numpy' 2>/dev/null; then
-    awk '/^```python/{on=1; next} /^```/{if (on) exit} on' README.md >"$tmp/example.py"
+    awk '/^```python/{on=1; next} /^```/{if (on) exit} on' docs/runfile.md >"$tmp/example.py"
     py=$(/usr/bin/python3 "$tmp/example.py" "$run" 2>&1)
     first=$("$coord" export plain "$run" 2>/dev/null | sed -n '1s/^fen //p')
     grep -qF "$first" <<<"$py" && grep -q "positions: $positions" <<<"$py"
-    check "the README's h5py example loads the positions and decodes a FEN" $? "$py"
+    check "the h5py example of docs/runfile.md loads the positions and decodes a FEN" $? "$py"
 else
-    skip "the README's h5py example" "python3-h5py missing"
+    skip "the h5py example of docs/runfile.md" "python3-h5py missing"
 fi
 
 section "a whole run with misbehaving clients"

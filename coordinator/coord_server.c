@@ -9,6 +9,7 @@
 #include <zmq.h>
 
 #include "coord_hub.h"
+#include "coord_json.h"
 #include "coord_log.h"
 #include "coord_signal.h"
 #include "coord_store.h"

@@ -13,7 +13,9 @@
 #include "coord_auth.h"
 #include "coord_cli.h"
 #include "coord_config.h"
+#include "coord_json.h"
 #include "coord_log.h"
+#include "coord_options.h"
 #include "sched.h"
 #include "coord_server.h"
 #include "runstats.h"
@@ -57,7 +59,7 @@ static void usage(FILE *f)
                "  -resign movecount=N score=CP          -draw movenumber=N movecount=M score=CP\n"
                "  -pgnout FILE                          -ratinginterval N\n"
                "\nOptions:\n");
-    coord_config_usage(f);
+    coord_options_usage(f);
 }
 
 /* FNV-1a of a weights file's bytes: tells runs with different weights apart. 0 for the

@@ -8,6 +8,7 @@
 
 #include "coord_log.h"
 #include "coord_rate.h"
+#include "error.h"
 
 #define ZAP_ENDPOINT "inproc://zeromq.zap.01"
 #define MONITOR_ENDPOINT "inproc://chuhe-coordinator-handshakes"
@@ -42,22 +43,16 @@ static void setopt_int(void *sock, int opt, int v, const char *name)
     setopt(sock, opt, &v, sizeof v, name);
 }
 
-static bool fail(CoordError *err, const char *text)
-{
-    snprintf(err->msg, sizeof err->msg, "%s", text);
-    return false;
-}
-
 /* Reads the keys (and the list into *allow). */
 static bool read_keys(const CoordConfig *cfg, KeyPair *pair, AllowList *allow, CoordError *err)
 {
     if (!keys_curve_available())
-        return fail(err, "this libzmq has no CURVE (zmq_has(\"curve\") is false): install a "
-                         "libzmq built with libsodium, or run without keys on loopback");
+        return ERROR_SET(err, "this libzmq has no CURVE (zmq_has(\"curve\") is false): install a "
+                              "libzmq built with libsodium, or run without keys on loopback");
     KeysError kerr;
     if (!keys_read_secret(cfg->curve_secret, pair, &kerr) ||
         !keys_allow_load(cfg->allow_keys, allow, &kerr))
-        return fail(err, kerr.msg);
+        return ERROR_SET(err, "%s", kerr.msg);
     return true;
 }
 

@@ -448,7 +448,7 @@ static bool push_side_set(Translation *t, const char *opt, const char *side, con
 static bool emit_engine(Translation *t, const EngineSpec *e, int p)
 {
     char sfx[16];
-    const char *side = coord_engine_suffix(p, sfx);
+    const char *side = coord_config_engine_suffix(p, sfx);
     if (e->cmd[0] && e->builtin)
         return ERROR_SET(t->err, "engine %d: builtin and cmd= exclude each other", p + 1);
     if (e->cmd[0] && e->weights[0])

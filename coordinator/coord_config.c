@@ -69,7 +69,7 @@ static uint64_t random_seed(void)
     return s;
 }
 
-bool coord_parse_tc(const char *text, uint32_t *base_ms, uint32_t *inc_ms)
+bool coord_config_parse_tc(const char *text, uint32_t *base_ms, uint32_t *inc_ms)
 {
     *base_ms = *inc_ms = 0;
     if (!text[0])
@@ -92,7 +92,7 @@ bool coord_parse_tc(const char *text, uint32_t *base_ms, uint32_t *inc_ms)
     return *base_ms > 0;
 }
 
-bool coord_parse_sprt(const char *text, SprtParams *p, bool *has, CoordError *err)
+bool coord_config_parse_sprt(const char *text, SprtParams *p, bool *has, CoordError *err)
 {
     sprt_params_default(p);
     *has = text[0] != '\0';
@@ -104,7 +104,7 @@ bool coord_parse_sprt(const char *text, SprtParams *p, bool *has, CoordError *er
     return true;
 }
 
-const char *coord_engine_suffix(int e, char buf[16])
+const char *coord_config_engine_suffix(int e, char buf[16])
 {
     if (e == 0)
         return "red";
@@ -121,7 +121,7 @@ void coord_engine_limits(const CoordConfig *c, int e, CoordLimits *out)
     out->movetime = own_time ? c->engine_movetime[e] : c->movetime;
     out->nodes = c->engine_nodes[e] ? c->engine_nodes[e] : c->nodes;
     out->depth = c->engine_depth[e] ? c->engine_depth[e] : c->depth;
-    if (!coord_parse_tc(tc, &out->tc_base_ms, &out->tc_inc_ms))
+    if (!coord_config_parse_tc(tc, &out->tc_base_ms, &out->tc_inc_ms))
         out->tc_base_ms = out->tc_inc_ms = 0; /* refused by check() */
 }
 
@@ -143,7 +143,7 @@ static bool engine_set(const CoordConfig *c, int e)
 static bool check_engine(const CoordConfig *c, int p, CoordError *err)
 {
     char buf[16];
-    const char *sfx = coord_engine_suffix(p, buf);
+    const char *sfx = coord_config_engine_suffix(p, buf);
     if (p >= c->engines) {
         if (engine_set(c, p))
             return ERROR_SET(err, "engine %d (--*-%s) is set, but the run has %d engines", p, sfx,
@@ -159,7 +159,7 @@ static bool check_engine(const CoordConfig *c, int p, CoordError *err)
     if (!c->cmd[p][0] && (c->proto[p][0] || c->options[p][0] || c->dir[p][0]))
         return ERROR_SET(err, "player %d: protocol, options and directory need --cmd-%s", p, sfx);
     uint32_t base, inc;
-    if (!coord_parse_tc(c->engine_tc[p], &base, &inc))
+    if (!coord_config_parse_tc(c->engine_tc[p], &base, &inc))
         return ERROR_SET(err, "--tc-%s: '%s' is not BASE+INC in seconds (e.g. 10+0.1)", sfx,
                          c->engine_tc[p]);
     CoordLimits lim;
@@ -182,7 +182,7 @@ static bool check(const CoordConfig *c, CoordError *err)
 {
     SprtParams sp;
     bool has_sprt;
-    if (!coord_parse_sprt(c->sprt, &sp, &has_sprt, err))
+    if (!coord_config_parse_sprt(c->sprt, &sp, &has_sprt, err))
         return false;
     if (has_sprt && c->engines != 2)
         return ERROR_SET(err,
@@ -193,7 +193,7 @@ static bool check(const CoordConfig *c, CoordError *err)
     if (c->tournament[0] && !tournament_kind_parse(c->tournament, &kind))
         return ERROR_SET(err, "--tournament: '%s' is not roundrobin or gauntlet", c->tournament);
     uint32_t base, inc;
-    if (!coord_parse_tc(c->tc, &base, &inc))
+    if (!coord_config_parse_tc(c->tc, &base, &inc))
         return ERROR_SET(err, "--tc: '%s' is not BASE+INC in seconds (e.g. 10+0.1)", c->tc);
     for (int p = 0; p < COORD_MAX_ENGINES; p++)
         if (!check_engine(c, p, err))
@@ -305,7 +305,7 @@ static bool absolute_paths(CoordConfig *c, CoordError *err)
         return false;
     for (int p = 0; p < COORD_MAX_ENGINES; p++) {
         char buf[16], what[32];
-        const char *sfx = coord_engine_suffix(p, buf);
+        const char *sfx = coord_config_engine_suffix(p, buf);
         snprintf(what, sizeof what, "--weights-%s", sfx);
         if (!absolute(c->weights[p], sizeof c->weights[p], what, err))
             return false;

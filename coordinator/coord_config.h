@@ -142,16 +142,16 @@ bool coord_config_to_json(const CoordConfig *c, char *buf, size_t size);
 
 /* Parses a time control "BASE[+INC]" in seconds ("40/60" style is not supported) into
  * ms; "" is no clock. */
-bool coord_parse_tc(const char *text, uint32_t *base_ms, uint32_t *inc_ms);
+bool coord_config_parse_tc(const char *text, uint32_t *base_ms, uint32_t *inc_ms);
 
 /* Parses the --sprt text into p; *has is false for "". */
-bool coord_parse_sprt(const char *text, SprtParams *p, bool *has, CoordError *err);
+bool coord_config_parse_sprt(const char *text, SprtParams *p, bool *has, CoordError *err);
 
 /* Engine e's limits (the clock as checked by coord_config_finish_new). */
 void coord_engine_limits(const CoordConfig *c, int e, CoordLimits *out);
 
 /* The option suffix of engine e: "red", "black", then "2", "3"... */
-const char *coord_engine_suffix(int e, char buf[16]);
+const char *coord_config_engine_suffix(int e, char buf[16]);
 
 /* The coordinator's network rule, checked before any file is touched: CURVE needs both
  * key options; without keys only a loopback endpoint may be bound (127.0.0.0/8, ::1,

@@ -2,7 +2,7 @@
  * A serving coordinator's state, shared by the server loop (coord_server.c) and the
  * parts it hands messages to: the worker table (coord_workers), what goes out and the
  * group commit (coord_outbox), handing out work (coord_work) and storing games
- * (coord_store). One thread owns it, from coord_serve's start to its end.
+ * (coord_store). One thread owns it, from coord_server_run's start to its end.
  */
 #ifndef CHUHE_COORD_HUB_H
 #define CHUHE_COORD_HUB_H

@@ -172,7 +172,7 @@ static bool handle_one(CoordHub *h)
 
 /* ---- progress and the end ---- */
 
-void coord_run_stats_context(const CoordRun *run, int live, RunStatsContext *cx)
+void coord_server_stats_context(const CoordRun *run, int live, RunStatsContext *cx)
 {
     const Schedule *sc = run->sched;
     cx->pairs_done = sc->complete;
@@ -187,7 +187,7 @@ void coord_run_stats_context(const CoordRun *run, int live, RunStatsContext *cx)
 static void progress(CoordHub *h)
 {
     RunStatsContext cx;
-    coord_run_stats_context(h->run, coord_workers_live(&h->workers), &cx);
+    coord_server_stats_context(h->run, coord_workers_live(&h->workers), &cx);
     char line[2048];
     if (h->cfg->json) {
         StrBuf json;
@@ -360,7 +360,7 @@ static ServeStatus loop(CoordHub *h, int sigfd, int *signo)
     }
 }
 
-ServeStatus coord_serve(CoordRun *run, int *signo, int *workers)
+ServeStatus coord_server_run(CoordRun *run, int *signo, int *workers)
 {
     CoordHub h;
     memset(&h, 0, sizeof h);

@@ -50,9 +50,9 @@ typedef enum {
  * JSON line) and serves until the run is complete and the workers are told, or a
  * signal. The run file is left open (flushed) for the caller to close. *workers gets
  * the number of workers ever seen. */
-ServeStatus coord_serve(CoordRun *run, int *signo, int *workers);
+ServeStatus coord_server_run(CoordRun *run, int *signo, int *workers);
 
 /* The schedule's share of the statistics. */
-void coord_run_stats_context(const CoordRun *run, int live_workers, RunStatsContext *cx);
+void coord_server_stats_context(const CoordRun *run, int live_workers, RunStatsContext *cx);
 
 #endif

@@ -254,7 +254,7 @@ static void restore(RunFile *rf, Schedule *sched, RunStats *stats)
 static void summary(const CoordRun *run, const char *status, int workers)
 {
     RunStatsContext cx;
-    coord_run_stats_context(run, 0, &cx);
+    coord_server_stats_context(run, 0, &cx);
     if (run->cfg->json) {
         char extra[COORD_PATH_MAX * 2 + 256];
         size_t n = 0;
@@ -359,7 +359,7 @@ static int serve(int argc, char **argv)
         const RunPlayer *pl = runfile_player(rf, players[e]);
         crosstable_set_name(&stats.table, e, pl ? pl->name : "");
     }
-    if (!coord_parse_sprt(cfg.sprt, &stats.sprt, &stats.has_sprt, &cerr)) {
+    if (!coord_config_parse_sprt(cfg.sprt, &stats.sprt, &stats.has_sprt, &cerr)) {
         coord_log("%s", cerr.msg);
         runfile_close(&rf, &err);
         sched_free(&sched);
@@ -369,7 +369,7 @@ static int serve(int argc, char **argv)
     CoordRun run = {.cfg = &cfg, .rf = rf, .sched = &sched, .stats = &stats};
     memcpy(run.players, players, sizeof run.players);
     int signo = 0, workers = 0;
-    ServeStatus st = coord_serve(&run, &signo, &workers);
+    ServeStatus st = coord_server_run(&run, &signo, &workers);
     const char *status = st == SERVE_COMPLETE      ? "complete"
                          : st == SERVE_INTERRUPTED ? "interrupted"
                                                    : "failed";

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "coord_config.h"
+#include "coord_json.h"
 
 struct AckLog {
     FILE *f;

@@ -8,6 +8,7 @@
 
 #include "coord_log.h"
 #include "coord_rate.h"
+#include "error.h"
 
 #define ZAP_ENDPOINT "inproc://zeromq.zap.01"
 #define MONITOR_ENDPOINT "inproc://chuhe-coordinator-handshakes"
@@ -42,22 +43,16 @@ static void setopt_int(void *sock, int opt, int v, const char *name)
     setopt(sock, opt, &v, sizeof v, name);
 }
 
-static bool fail(CoordError *err, const char *text)
-{
-    snprintf(err->msg, sizeof err->msg, "%s", text);
-    return false;
-}
-
 /* Reads the keys (and the list into *allow). */
 static bool read_keys(const CoordConfig *cfg, KeyPair *pair, AllowList *allow, CoordError *err)
 {
     if (!keys_curve_available())
-        return fail(err, "this libzmq has no CURVE (zmq_has(\"curve\") is false): install a "
-                         "libzmq built with libsodium, or run without keys on loopback");
+        return ERROR_SET(err, "this libzmq has no CURVE (zmq_has(\"curve\") is false): install a "
+                              "libzmq built with libsodium, or run without keys on loopback");
     KeysError kerr;
     if (!keys_read_secret(cfg->curve_secret, pair, &kerr) ||
         !keys_allow_load(cfg->allow_keys, allow, &kerr))
-        return fail(err, kerr.msg);
+        return ERROR_SET(err, "%s", kerr.msg);
     return true;
 }
 
@@ -74,6 +69,20 @@ bool coord_auth_check(const CoordConfig *cfg, CoordError *err)
     return ok;
 }
 
+/* A socket of ctx on an inproc endpoint (bound, or connected), which drops what it has
+ * not sent when it closes. */
+static void *inproc_socket(void *ctx, int type, const char *endpoint, bool bind)
+{
+    void *sock = zmq_socket(ctx, type);
+    if (!sock)
+        COORD_FATAL("zmq_socket: %s", zmq_strerror(zmq_errno()));
+    setopt_int(sock, ZMQ_LINGER, 0, "ZMQ_LINGER");
+    if ((bind ? zmq_bind(sock, endpoint) : zmq_connect(sock, endpoint)) != 0)
+        COORD_FATAL("%s(%s): %s", bind ? "zmq_bind" : "zmq_connect", endpoint,
+                    zmq_strerror(zmq_errno()));
+    return sock;
+}
+
 /* Reads the keys and makes router a CURVE server with its ZAP handler. */
 static bool curve_open(CoordAuth *a, void *ctx, CoordError *err)
 {
@@ -81,13 +90,8 @@ static bool curve_open(CoordAuth *a, void *ctx, CoordError *err)
     KeyPair pair;
     if (!read_keys(cfg, &pair, &a->allow, err))
         return false;
-    a->zap = zmq_socket(ctx, ZMQ_REP);
-    if (!a->zap)
-        COORD_FATAL("zmq_socket: %s", zmq_strerror(zmq_errno()));
-    setopt_int(a->zap, ZMQ_LINGER, 0, "ZMQ_LINGER");
     /* bound before the router accepts anything, so that no handshake passes unasked */
-    if (zmq_bind(a->zap, ZAP_ENDPOINT) != 0)
-        COORD_FATAL("zmq_bind(%s): %s", ZAP_ENDPOINT, zmq_strerror(zmq_errno()));
+    a->zap = inproc_socket(ctx, ZMQ_REP, ZAP_ENDPOINT, true);
     setopt_int(a->router, ZMQ_CURVE_SERVER, 1, "ZMQ_CURVE_SERVER");
     setopt(a->router, ZMQ_CURVE_SECRETKEY, pair.secret_z85, KEYS_Z85_LEN, "ZMQ_CURVE_SECRETKEY");
     setopt(a->router, ZMQ_ZAP_DOMAIN, "chuhe", 5, "ZMQ_ZAP_DOMAIN");
@@ -122,12 +126,7 @@ CoordAuth *coord_auth_open(void *ctx, void *router, const CoordConfig *cfg, Coor
                                ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
                                ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) != 0)
         COORD_FATAL("zmq_socket_monitor: %s", zmq_strerror(zmq_errno()));
-    a->monitor = zmq_socket(ctx, ZMQ_PAIR);
-    if (!a->monitor)
-        COORD_FATAL("zmq_socket: %s", zmq_strerror(zmq_errno()));
-    setopt_int(a->monitor, ZMQ_LINGER, 0, "ZMQ_LINGER");
-    if (zmq_connect(a->monitor, MONITOR_ENDPOINT) != 0)
-        COORD_FATAL("zmq_connect(%s): %s", MONITOR_ENDPOINT, zmq_strerror(zmq_errno()));
+    a->monitor = inproc_socket(ctx, ZMQ_PAIR, MONITOR_ENDPOINT, false);
     return a;
 }
 

@@ -9,6 +9,9 @@
  * given again must have its stored value, except --games, which may change. Session
  * settings (where to bind, output format, timeouts) belong to one process and are
  * never stored.
+ *
+ * Here: the settings, the checks that judge them together, and the entry points. The
+ * option table and its parser are coord_options.h; the stored form is coord_runconfig.h.
  */
 #ifndef CHUHE_COORD_CONFIG_H
 #define CHUHE_COORD_CONFIG_H
@@ -16,7 +19,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "contracts/protocol.h"
 #include "contracts/stats.h"
@@ -121,7 +123,8 @@ typedef struct {
 
 void coord_config_defaults(CoordConfig *c);
 
-/* Parses options argv[0..argc-1] into c. "--help" and "--version" are not options here. */
+/* Parses options argv[0..argc-1] into c (coord_options_parse). "--help" and "--version"
+ * are not options here. */
 bool coord_config_parse(CoordConfig *c, CoordGiven *given, int argc, char **argv, CoordError *err);
 
 /* Completes the settings of a new run: the default limit, a random seed when none was
@@ -133,21 +136,22 @@ bool coord_config_finish_new(CoordConfig *c, const CoordGiven *given, CoordError
 bool coord_config_resume(CoordConfig *c, const CoordGiven *given, const char *json,
                          CoordError *err);
 
-/* The run settings as one flat JSON object; false if buf is too small. */
+/* The run settings as one flat JSON object (coord_runconfig_write); false if buf is too
+ * small. */
 bool coord_config_to_json(const CoordConfig *c, char *buf, size_t size);
 
 /* Parses a time control "BASE[+INC]" in seconds ("40/60" style is not supported) into
  * ms; "" is no clock. */
-bool coord_parse_tc(const char *text, uint32_t *base_ms, uint32_t *inc_ms);
+bool coord_config_parse_tc(const char *text, uint32_t *base_ms, uint32_t *inc_ms);
 
 /* Parses the --sprt text into p; *has is false for "". */
-bool coord_parse_sprt(const char *text, SprtParams *p, bool *has, CoordError *err);
+bool coord_config_parse_sprt(const char *text, SprtParams *p, bool *has, CoordError *err);
 
 /* Engine e's limits (the clock as checked by coord_config_finish_new). */
 void coord_engine_limits(const CoordConfig *c, int e, CoordLimits *out);
 
 /* The option suffix of engine e: "red", "black", then "2", "3"... */
-const char *coord_engine_suffix(int e, char buf[16]);
+const char *coord_config_engine_suffix(int e, char buf[16]);
 
 /* The coordinator's network rule, checked before any file is touched: CURVE needs both
  * key options; without keys only a loopback endpoint may be bound (127.0.0.0/8, ::1,
@@ -161,11 +165,5 @@ bool coord_endpoint_is_local(const char *endpoint);
 /* The longest message a worker sends in a run with this move limit (a GAME of max_plies
  * plies with the longest FEN, or an ERROR). */
 int coord_worker_message_max(int max_plies);
-
-/* The option list for --help. */
-void coord_config_usage(FILE *f);
-
-/* Appends s to buf as a JSON string (quotes included); false if it does not fit. */
-bool coord_json_string(char *buf, size_t size, size_t *len, const char *s);
 
 #endif

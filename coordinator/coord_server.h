@@ -1,17 +1,18 @@
 /*
  * The coordinator's server loop: one ZeroMQ ROUTER socket that worker ranks (DEALER)
- * talk to, the worker table, and the GAME -> validate -> store -> flush -> ACK path.
+ * talk to, and the GAME -> validate -> store -> flush -> ACK path.
  *
  * One thread. Each turn of the loop polls the socket and a self-pipe that the SIGINT,
- * SIGTERM and SIGHUP handler writes to, and drains every waiting message. Stored games are
- * committed in groups: the run file is flushed once 32 games wait or the oldest has
- * waited two seconds (and before any DONE and on the way out), and only then are their
- * ACKs sent, so no ACK ever precedes durability. Workers silent for longer than the
- * heartbeat timeout lose their pair to the queue.
+ * SIGTERM and SIGHUP handler writes to, and drains every waiting message: each passes
+ * its worker's limits and key (coord_workers), is decoded, and goes to its handler
+ * (coord_work for WORK_REQUEST, coord_store for GAME). Stored games are committed in
+ * groups, and no ACK ever precedes durability (coord_outbox: a flush once 32 games wait
+ * or the oldest has waited two seconds, before any DONE and on the way out). Workers
+ * silent for longer than the heartbeat timeout lose their pair to the queue.
  *
  * Who may connect is coord_auth's business (CURVE and its ZAP handler, polled in the same
  * loop; SIGHUP reads the allow-list again when keys are on, and stops the coordinator
- * otherwise). Every message first passes its worker's limits (coord_limits: a rate limit,
+ * otherwise). Every message first passes its worker's limits (limits.h: a rate limit,
  * and no new pair for a worker holding --max-inflight pairs unacknowledged).
  *
  * A flush that fails (a full disk, a quota, a file size limit) stalls the server instead
@@ -49,9 +50,9 @@ typedef enum {
  * JSON line) and serves until the run is complete and the workers are told, or a
  * signal. The run file is left open (flushed) for the caller to close. *workers gets
  * the number of workers ever seen. */
-ServeStatus coord_serve(CoordRun *run, int *signo, int *workers);
+ServeStatus coord_server_run(CoordRun *run, int *signo, int *workers);
 
 /* The schedule's share of the statistics. */
-void coord_run_stats_context(const CoordRun *run, int live_workers, RunStatsContext *cx);
+void coord_server_stats_context(const CoordRun *run, int live_workers, RunStatsContext *cx);
 
 #endif

@@ -13,7 +13,9 @@
 #include "coord_auth.h"
 #include "coord_cli.h"
 #include "coord_config.h"
+#include "coord_json.h"
 #include "coord_log.h"
+#include "coord_options.h"
 #include "sched.h"
 #include "coord_server.h"
 #include "runstats.h"
@@ -58,7 +60,7 @@ static void usage(FILE *f)
                "  -resign movecount=N score=CP          -draw movenumber=N movecount=M score=CP\n"
                "  -pgnout FILE                          -ratinginterval N\n"
                "\nOptions:\n");
-    coord_config_usage(f);
+    coord_options_usage(f);
 }
 
 /* FNV-1a of a weights file's bytes: tells runs with different weights apart. 0 for the
@@ -253,7 +255,7 @@ static void restore(RunFile *rf, Schedule *sched, RunStats *stats)
 static void summary(const CoordRun *run, const char *status, int workers)
 {
     RunStatsContext cx;
-    coord_run_stats_context(run, 0, &cx);
+    coord_server_stats_context(run, 0, &cx);
     if (run->cfg->json) {
         char extra[COORD_PATH_MAX * 2 + 256];
         size_t n = 0;
@@ -358,7 +360,7 @@ static int serve(int argc, char **argv)
         const RunPlayer *pl = runfile_player(rf, players[e]);
         crosstable_set_name(&stats.table, e, pl ? pl->name : "");
     }
-    if (!coord_parse_sprt(cfg.sprt, &stats.sprt, &stats.has_sprt, &cerr)) {
+    if (!coord_config_parse_sprt(cfg.sprt, &stats.sprt, &stats.has_sprt, &cerr)) {
         coord_log("%s", cerr.msg);
         runfile_close(&rf, &err);
         sched_free(&sched);
@@ -368,7 +370,7 @@ static int serve(int argc, char **argv)
     CoordRun run = {.cfg = &cfg, .rf = rf, .sched = &sched, .stats = &stats};
     memcpy(run.players, players, sizeof run.players);
     int signo = 0, workers = 0;
-    ServeStatus st = coord_serve(&run, &signo, &workers);
+    ServeStatus st = coord_server_run(&run, &signo, &workers);
     const char *status = st == SERVE_COMPLETE      ? "complete"
                          : st == SERVE_INTERRUPTED ? "interrupted"
                                                    : "failed";

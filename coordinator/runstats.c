@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "coord_log.h"
 #include "rules.h"
 
@@ -123,14 +124,9 @@ void runstats_worker_game(RunStats *st, const char *host, uint32_t rank, Reason 
         i++;
     }
     if (i == st->nworkers || c != 0 || st->workers[i].rank != rank) {
-        if (st->nworkers == st->workers_cap) {
-            int cap = st->workers_cap ? st->workers_cap * 2 : 16;
-            CoordWorkerCount *a = realloc(st->workers, (size_t)cap * sizeof *a);
-            if (!a)
-                COORD_FATAL("out of memory for %d worker counts", cap);
-            st->workers = a;
-            st->workers_cap = cap;
-        }
+        if (!array_reserve((void **)&st->workers, &st->workers_cap, (size_t)st->nworkers + 1,
+                           sizeof *st->workers, 16))
+            COORD_FATAL("out of memory for %d worker counts", st->nworkers + 1);
         memmove(&st->workers[i + 1], &st->workers[i],
                 (size_t)(st->nworkers - i) * sizeof st->workers[0]);
         st->nworkers++;

@@ -44,7 +44,8 @@ typedef struct {
     SprtParams sprt;
     uint64_t time_losses[XT_MAX], crashes[XT_MAX], illegal[XT_MAX]; /* per engine */
     CoordWorkerCount *workers; /* this session's ranks, by host, then rank */
-    int nworkers, workers_cap;
+    int nworkers;
+    size_t workers_cap;
 } RunStats;
 
 /* What the stats do not hold: the schedule and the workers. */

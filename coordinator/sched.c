@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "array.h"
 #include "coord_log.h"
 
 /* The first bad opening is the error; the count of the others goes with it. */
@@ -155,16 +156,11 @@ void sched_free(Schedule *s)
 static Pair *slot(Schedule *s, uint64_t id)
 {
     if (id >= s->cap) {
-        uint64_t cap = s->cap ? s->cap : 1024;
-        while (cap <= id)
-            cap *= 2;
-        Pair *p = realloc(s->pairs, cap * sizeof *p);
-        if (!p)
-            COORD_FATAL("out of memory for %llu pairs", (unsigned long long)cap);
-        for (uint64_t i = s->cap; i < cap; i++)
-            p[i] = (Pair){.state = PAIR_UNISSUED, .worker = -1};
-        s->pairs = p;
-        s->cap = cap;
+        size_t old = s->cap;
+        if (!array_reserve((void **)&s->pairs, &s->cap, (size_t)id + 1, sizeof *s->pairs, 1024))
+            COORD_FATAL("out of memory for %llu pairs", (unsigned long long)id + 1);
+        for (size_t i = old; i < s->cap; i++)
+            s->pairs[i] = (Pair){.state = PAIR_UNISSUED, .worker = -1};
     }
     return &s->pairs[id];
 }
@@ -179,16 +175,12 @@ static void queue_grow(Schedule *s)
 {
     if (s->qlen < s->qcap)
         return;
-    uint64_t cap = s->qcap ? s->qcap * 2 : 256;
-    uint64_t *q = malloc(cap * sizeof *q);
-    if (!q)
+    size_t old = s->qcap;
+    if (!array_reserve((void **)&s->queue, &s->qcap, s->qlen + 1, sizeof *s->queue, 256))
         COORD_FATAL("out of memory for the pair queue");
-    for (uint64_t i = 0; i < s->qlen; i++)
-        q[i] = s->queue[(s->qhead + i) % s->qcap];
-    free(s->queue);
-    s->queue = q;
-    s->qcap = cap;
-    s->qhead = 0;
+    /* The ring was full: its part that wrapped to the front (before qhead) moves up to
+     * follow the rest, which now has room after it. */
+    memcpy(s->queue + old, s->queue, s->qhead * sizeof *s->queue);
 }
 
 static void queue_push(Schedule *s, uint64_t id, bool front)

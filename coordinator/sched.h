@@ -21,6 +21,7 @@
 #define CHUHE_SCHED_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "coord_config.h"
@@ -47,7 +48,7 @@ typedef struct {
 
 typedef struct {
     Pair *pairs; /* indexed by pair id, cap entries */
-    uint64_t cap;
+    size_t cap;
     uint64_t next_new; /* no id at or above it was handed out, except adopted ones */
     uint64_t target;   /* complete pairs wanted */
     uint64_t complete;
@@ -56,7 +57,7 @@ typedef struct {
     uint64_t dropped;
     bool stopped; /* an early stop (SPRT): no pair is handed out any more */
     uint64_t *queue; /* ring of QUEUED ids, possibly stale */
-    uint64_t qhead, qlen, qcap;
+    size_t qhead, qlen, qcap;
     /* engines */
     int engines;
     TourKind kind;

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "coordinator/coord_config.h"
+#include "coordinator/coord_json.h"
 #include "coordinator/sched.h"
 #include "coordinator/runstats.h"
 

@@ -1,0 +1,135 @@
+#include "coord_store.h"
+
+#include <stdio.h>
+
+#include "coord_accept.h"
+#include "coord_hub.h"
+#include "coord_log.h"
+
+static void send_ack(CoordHub *h, int i, const ProtoGame *g, ProtoAckStatus status, uint64_t id)
+{
+    ProtoMsg m;
+    proto_init(&m, PROTO_ACK);
+    m.ack = (ProtoAck){.run_id = g->run_id,
+                       .pair_id = g->pair_id,
+                       .game_in_pair = g->game_in_pair,
+                       .status = (uint8_t)status,
+                       .game_id = id};
+    coord_outbox_send(h, i, &m);
+}
+
+static uint64_t record_nodes(const GameRecord *r)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < r->nplies; i++)
+        n += r->plies[i].nodes;
+    return n;
+}
+
+/* A game coord_accept refused (why says why). */
+static void reject(CoordHub *h, int i, const ProtoGame *g, const char *why)
+{
+    CoordRun *run = h->run;
+    CoordWorker *w = &h->workers.items[i];
+    coord_log("rejected game %u of pair %llu from %s (rank %u): %s", g->game_in_pair,
+              (unsigned long long)g->pair_id, w->name, g->worker_rank, why);
+    run->stats->rejected++;
+    w->rejected++;
+    if (sched_game_rejected(run->sched, g->pair_id))
+        coord_log("pair %llu dropped after %d rejected games", (unsigned long long)g->pair_id,
+                  SCHED_MAX_REJECTS);
+    send_ack(h, i, g, PROTO_ACK_REJECTED, 0);
+}
+
+/* Appends g to the run file as *id; false when it is not stored (rejected, or the run
+ * file failed: then the server stalls and the game is not acknowledged). */
+static bool append(CoordHub *h, int i, const ProtoGame *g, uint64_t *id)
+{
+    CoordRun *run = h->run;
+    int engine[2]; /* the pair's engines; engine[0] has Red in game 0, Black in game 1 */
+    sched_pair_engines(run->sched, g->pair_id, &engine[0], &engine[1]);
+    int red = engine[g->game_in_pair], black = engine[1 - g->game_in_pair];
+    RunError rerr;
+    if (runfile_append_game(run->rf, &g->rec, g->pair_id, g->game_in_pair, run->players[red],
+                            run->players[black], g->worker_rank, id, &rerr))
+        return true;
+    if (runfile_broken(run->rf)) {
+        coord_outbox_stall(h, rerr.msg); /* not the game's fault: it is not acknowledged */
+        return false;
+    }
+    coord_log("rejected game %u of pair %llu from %s (rank %u): run file: %s", g->game_in_pair,
+              (unsigned long long)g->pair_id, h->workers.items[i].name, g->worker_rank, rerr.msg);
+    run->stats->rejected++;
+    send_ack(h, i, g, PROTO_ACK_REJECTED, 0);
+    return false;
+}
+
+/* A stored game in the statistics: the SPRT may stop the run, the ratings are logged
+ * every --rating-interval games. */
+static void count(CoordHub *h, const ProtoGame *g, uint64_t id)
+{
+    CoordRun *run = h->run;
+    if (runstats_add_stored(run->stats, run->rf, id, record_nodes(&g->rec), true)) {
+        double llr;
+        SprtState ss = runstats_sprt(run->stats, &llr);
+        if (ss != SPRT_CONTINUE && !run->sched->stopped) {
+            char text[160];
+            sprt_format(text, sizeof text, &run->stats->sprt, llr);
+            coord_log("SPRT: %s: %s; no new pairs, the workers finish their games", text,
+                      sprt_state_name(ss));
+            sched_stop(run->sched);
+        }
+    }
+    if (h->cfg->rating_interval > 0 && run->stats->games % (uint64_t)h->cfg->rating_interval == 0) {
+        char text[1024];
+        runstats_rating_text(run->stats, text, sizeof text);
+        coord_log("after %llu games: %s", (unsigned long long)run->stats->games, text);
+    }
+}
+
+void coord_store_game(CoordHub *h, int i)
+{
+    CoordWorker *w = &h->workers.items[i];
+    CoordRun *run = h->run;
+    const ProtoGame *g = &h->msg->game;
+    uint64_t held_back;
+    if (h->out.stalled) {
+        /* not acknowledged: the worker sends it again */
+        if (coord_log_gate(&h->gate, h->now, &held_back))
+            coord_log("game %u of pair %llu from %s not taken: the run file cannot be written%s",
+                      g->game_in_pair, (unsigned long long)g->pair_id, w->name,
+                      held_back ? " (and more lines like this)" : "");
+        return;
+    }
+    Pair *held = sched_pair(run->sched, g->pair_id);
+    if (held && held->state == PAIR_ASSIGNED && held->worker == i)
+        held->received++;
+
+    uint64_t id = 0;
+    char why[600];
+    AcceptVerdict v = accept_game(h->cfg, run->rf, run->sched, g, &id, why, sizeof why);
+    if (v == ACCEPT_DUPLICATE) {
+        run->stats->duplicates++;
+        send_ack(h, i, g, PROTO_ACK_DUPLICATE, id);
+        return;
+    }
+    if (v == ACCEPT_REJECT) {
+        reject(h, i, g, why);
+        return;
+    }
+    if (v == ACCEPT_ADOPT) {
+        coord_log("pair %llu adopted from %s (handed out before a restart)",
+                  (unsigned long long)g->pair_id, w->name);
+        sched_adopt(run->sched, g->pair_id, i, h->now);
+        if (w->pair < 0)
+            w->pair = (int64_t)g->pair_id;
+    }
+    if (!append(h, i, g, &id))
+        return;
+    coord_outbox_appended(h);
+    w->stored++;
+    sched_game_stored(run->sched, g->pair_id, g->game_in_pair);
+    runstats_worker_game(run->stats, w->hello ? w->host : "?", g->worker_rank, g->rec.reason);
+    count(h, g, id);
+    send_ack(h, i, g, PROTO_ACK_STORED, id);
+}

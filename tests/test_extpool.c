@@ -95,10 +95,12 @@ static ExtEngineConfig config(ProtoExtProtocol proto, const char *name, const ch
 }
 
 /* An engine that counts its starts in COUNT-NAME and then runs tests/engines/INNER.sh. */
-static ExtEngineConfig counted(const char *count_name, const char *inner)
+/* tests/engines/broken.sh FAULT, its starts counted in count_name. */
+static ExtEngineConfig counted(const char *count_name, const char *fault)
 {
     char arg[EXT_TEXT_MAX];
-    snprintf(arg, sizeof arg, "%.300s %.300s/%.20s.sh", scratch_path(count_name), g_engines, inner);
+    snprintf(arg, sizeof arg, "%.300s %.300s/broken.sh %.20s", scratch_path(count_name), g_engines,
+             fault);
     return config(PROTO_EXT_UCI, "counted", arg, "");
 }
 

@@ -1,7 +1,8 @@
 /*
  * The tuner: the traced linear form reproduces the engine's evaluation and the check
  * catches a wrong coefficient; the gradient equals finite differences of the loss; K is
- * recovered from results drawn with a known K; labels, rounding, freezing; a checkpoint
+ * recovered from results drawn with a known K; labels, rounding, freezing, mirrored
+ * piece-square points moving together and the pull toward the start; a checkpoint
  * resumed gives bit for bit the run that was never stopped, and refuses other settings
  * or a damaged file; loading run files follows the selection rules, is deterministic
  * for a seed, removes duplicates across files, and rejects garbage, truncated and
@@ -495,6 +496,63 @@ static void test_resume_mini_batch(void **state)
     resume_case(500);
 }
 
+/* Largest |w - w0| over the weights. */
+static double moved_most(const TrainState *s)
+{
+    double most = 0;
+    for (int j = 0; j < MODEL_NW; j++)
+        most = fmax(most, fabs(s->w[j] - s->w0[j]));
+    return most;
+}
+
+static void test_symmetry_and_pull(void **state)
+{
+    (void)state;
+    /* the mirror of a piece-square point is the same rank on the mirrored file */
+    const EvalTermInfo *horse = &EVAL_TERM_INFO[EVAL_TERM_psqt_horse];
+    int h0 = (int)(horse->offset / sizeof(Score));
+    assert_int_equal(model_mirror(h0 + sq_make(1, 2)), h0 + sq_make(7, 2));
+    assert_int_equal(model_mirror(h0 + sq_make(4, 9)), h0 + sq_make(4, 9));
+    int t0 = (int)(EVAL_TERM_INFO[EVAL_TERM_tempo].offset / sizeof(Score));
+    assert_int_equal(model_mirror(t0), t0);
+    for (int i = 0; i < EVAL_PARAM_NB; i++)
+        assert_int_equal(model_mirror(model_mirror(i)), i);
+
+    Dataset train, valid;
+    split_synth(&train, &valid);
+    TrainOptions o;
+    train_options_default(&o);
+    o.batch = 500;
+    o.patience = 0;
+    o.reg = 0;
+    double w0[MODEL_NW];
+    model_from_params(weights_default(), w0);
+    /* tied: every mirrored pair keeps the difference it started with */
+    TrainState *tied = run_epochs(&o, train_new(&o, w0, 1 / 170.0, train.n, valid.n), 5, &train,
+                                  &valid);
+    o.symmetric = false;
+    TrainState *free_ = run_epochs(&o, train_new(&o, w0, 1 / 170.0, train.n, valid.n), 5, &train,
+                                   &valid);
+    int apart = 0;
+    for (int j = 0; j < MODEL_NW; j++) {
+        int pj = 2 * model_mirror(j / 2) + j % 2;
+        assert_true(fabs((tied->w[j] - tied->w[pj]) - (w0[j] - w0[pj])) < 1e-9);
+        apart += fabs((free_->w[j] - free_->w[pj]) - (w0[j] - w0[pj])) > 1e-6;
+    }
+    assert_true(apart > 0);
+    /* the pull toward the start holds the weights closer to it */
+    o.symmetric = true;
+    o.reg = 1e6;
+    TrainState *pulled = run_epochs(&o, train_new(&o, w0, 1 / 170.0, train.n, valid.n), 5, &train,
+                                    &valid);
+    assert_true(moved_most(pulled) < moved_most(tied) / 2);
+    train_free(&tied);
+    train_free(&free_);
+    train_free(&pulled);
+    dataset_free(&train);
+    dataset_free(&valid);
+}
+
 static void test_checkpoint_refusals(void **state)
 {
     (void)state;
@@ -947,6 +1005,8 @@ static void expect_options(const Cli *c, const LoadOptions *load, const TrainOpt
     assert_true(c->train.beta1 == train->beta1 && c->train.beta2 == train->beta2);
     assert_int_equal(c->train.patience, train->patience);
     assert_int_equal(c->train.seed, train->seed);
+    assert_true(c->train.lr_decay == train->lr_decay && c->train.reg == train->reg);
+    assert_int_equal(c->train.symmetric, train->symmetric);
 }
 
 static void test_cli_defaults(void **state)
@@ -969,9 +1029,9 @@ static void test_cli_defaults(void **state)
     assert_int_equal(c->top, 20);
     assert_false(c->resume || c->quiet || c->bench);
     assert_int_equal(c->bench_positions, 1000000);
-    assert_true(c->K == 0 && c->lambda == 0.5);
+    assert_true(c->K == 0 && c->lambda == 0.9);
     expect_options(c, &(LoadOptions){16, 2000, 0, false, true, 0.1, 1, 10000, NULL},
-                   &(TrainOptions){200, 0, 1, 0.9, 0.999, 1e-8, 20, 1, {0}});
+                   &(TrainOptions){100, 16384, 3, 0.9, 0.999, 1e-8, 20, 1, {0}, 0.966, 0.1, true});
     for (int i = 0; i < EVAL_PARAM_NB; i++)
         assert_int_equal(c->train.frozen[i], 0);
     SprtParams sp;
@@ -1033,6 +1093,11 @@ static void test_cli_every_option(void **state)
                            "--batch",
                            "64",
                            "--lr=2.5",
+                           "--lr-decay",
+                           "0.5",
+                           "--reg",
+                           "0.01",
+                           "--no-symmetric",
                            "--beta1",
                            "0.8",
                            "--beta2",
@@ -1070,7 +1135,7 @@ static void test_cli_every_option(void **state)
     assert_string_equal(c->weights, wpath);
     assert_memory_equal(&c->start, &start, sizeof start);
     expect_options(c, &(LoadOptions){2, 900, 5, true, false, 0.25, 42, 12, NULL},
-                   &(TrainOptions){9, 64, 2.5, 0.8, 0.99, 1e-8, 4, 42, {0}});
+                   &(TrainOptions){9, 64, 2.5, 0.8, 0.99, 1e-8, 4, 42, {0}, 0.5, 0.01, false});
     assert_true(c->K == 0.004 && c->lambda == 0.75);
     assert_string_equal(c->freeze, "material,psqt_king");
     assert_true(term_frozen(c, "material", 1));
@@ -1265,6 +1330,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_dataset_memory_and_filter),
         cmocka_unit_test(test_resume_full_batch),
         cmocka_unit_test(test_resume_mini_batch),
+        cmocka_unit_test(test_symmetry_and_pull),
         cmocka_unit_test(test_checkpoint_refusals),
         cmocka_unit_test(test_freeze_and_early_stop),
         cmocka_unit_test(test_load_selection),

@@ -93,11 +93,20 @@ static const CliOpt OPTS[] = {
     {"K", 0, REAL_ABOVE(K, 0, 10), "X", "scaling constant (default: fitted to the results)"},
     {"lambda", 0, REAL(lambda, 0, 1), "L",
      "label = L * sigmoid(K * score) + (1 - L) * result\n"
-     "(default 0.5)"},
-    {"epochs", 0, INT(train.epochs, 0, 100000000), "N", "(default 200)"},
+     "(default 0.9)"},
+    {"epochs", 0, INT(train.epochs, 0, 100000000), "N", "(default 100)"},
     {"batch", 0, U64(train.batch, 0, U64_ANY), "N",
-     "positions per Adam step (default 0: full batch)"},
-    {"lr", 0, REAL_ABOVE(train.lr, 0, 1e6), "X", "Adam step size in centi-soldiers (default 1)"},
+     "positions per Adam step (default 16384; 0: full batch)"},
+    {"lr", 0, REAL_ABOVE(train.lr, 0, 1e6), "X", "Adam step size in centi-soldiers (default 3)"},
+    {"lr-decay", 0, REAL_ABOVE(train.lr_decay, 0, 1), "F",
+     "the step size shrinks by F each epoch (default 0.966:\n"
+     "lr 3 falls to 0.1 in 100 epochs; 1: constant)"},
+    {"reg", 0, REAL(train.reg, 0, 1e6), "X",
+     "pull toward the starting weights: 100 cp away costs\n"
+     "a weight the error of X positions (default 0.1)"},
+    {"no-symmetric", 0, FLAG_OFF(train.symmetric), NULL,
+     "let mirrored points of the piece-square tables move\n"
+     "apart (default: each moves with its mirror image)"},
     {"beta1", 0, REAL(train.beta1, 0, 0.999999), "X",
      "Adam decay of the gradient's mean (default 0.9)"},
     {"beta2", 0, REAL(train.beta2, 0, 0.99999999), "X",
@@ -302,7 +311,7 @@ static void defaults(Cli *c)
     c->ckpt_every = 1;
     c->top = 20;
     c->bench_positions = 1000000;
-    c->lambda = 0.5;
+    c->lambda = 0.9;
     sprt_params_default(&c->sprt);
     load_options_default(&c->load);
     train_options_default(&c->train);

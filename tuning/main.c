@@ -112,10 +112,12 @@ static void config_text(const Cli *c, char *buf, size_t size)
     snprintf(buf, size,
              "skip-plies=%d max-score=%d per-game=%d qresolve=%d dedup=%d valid-frac=%.17g "
              "seed=%" PRIu64 " K=%s lambda=%.17g batch=%" PRIu64 " lr=%.17g beta1=%.17g "
-             "beta2=%.17g start-weights=%016" PRIx64 " frozen=%016" PRIx64,
+             "beta2=%.17g start-weights=%016" PRIx64 " frozen=%016" PRIx64
+             " lr-decay=%.17g reg=%.17g symmetric=%d",
              c->load.skip_plies, c->load.max_score, c->load.per_game, c->load.qresolve,
              c->load.dedup, c->load.valid_frac, c->train.seed, k, c->lambda, c->train.batch,
-             c->train.lr, c->train.beta1, c->train.beta2, wh, fh);
+             c->train.lr, c->train.beta1, c->train.beta2, wh, fh, c->train.lr_decay, c->train.reg,
+             c->train.symmetric);
 }
 
 static void format_eta(double s, char *buf, size_t size)

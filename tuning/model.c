@@ -8,6 +8,20 @@
  * one multiply-add forward, one load-add-store backward. */
 typedef double v2d __attribute__((vector_size(16)));
 
+int model_mirror(int i)
+{
+    for (int t = 0; t < EVAL_TERM_NB; t++) {
+        int first = (int)(EVAL_TERM_INFO[t].offset / sizeof(Score));
+        if (i < first || i >= first + EVAL_TERM_INFO[t].count)
+            continue;
+        if (EVAL_TERM_INFO[t].kind != IDX_SQUARE)
+            return i;
+        Square sq = i - first;
+        return first + sq_make(FILE_NB - 1 - sq_file(sq), sq_rank(sq));
+    }
+    return i;
+}
+
 void model_from_params(const EvalParams *p, double *w)
 {
     const Score *s = (const Score *)p;

@@ -22,6 +22,11 @@
 
 enum { MODEL_NW = 2 * EVAL_PARAM_NB };
 
+/* The parameter a left-right mirror maps parameter i to: for a piece-square table
+ * (a term of index kind IDX_SQUARE in eval_terms.h) the same rank on the mirrored file,
+ * for every other parameter i itself. The tuner's --symmetric moves both together. */
+int model_mirror(int i);
+
 /* Weights from integer parameters and back (rounded to nearest, kept within the
  * weights file's +-30000). */
 void model_from_params(const EvalParams *p, double *w);

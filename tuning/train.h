@@ -33,6 +33,9 @@ typedef struct {
     int patience; /* stop after this many epochs without a better validation loss; 0: never */
     uint64_t seed;
     uint8_t frozen[EVAL_PARAM_NB]; /* nonzero: the parameter keeps its starting value */
+    double lr_decay; /* the step size is lr * lr_decay^(e - 1) in epoch e */
+    double reg;      /* weight of sum ((w - w0) / 100)^2 / ntrain added to the mean loss */
+    bool symmetric;  /* mirrored points of a piece-square table move together (model.h) */
 } TrainOptions;
 
 void train_options_default(TrainOptions *o);

@@ -137,11 +137,10 @@ static void eval_pieces(const Position *pos, const EvalParams *p, Color c, Acc *
     int others = bb_count(pos->occupied) - 2;
     for (bb = pos_pieces(pos, c, CHARIOT); bb;) {
         Square s = bb_pop(&bb);
-        int f = sq_file(s), r = sq_rank(s);
-        unsigned ro = pos->rank_occ[r], fo = pos->file_occ[f];
+        int f = sq_file(s);
+        unsigned ro = pos->rank_occ[sq_rank(s)], fo = pos->file_occ[f];
         ADD(a, p, c, psqt_chariot, relative_sq(c, s), 1);
-        Bitboard slide = line_on_rank(rank_slide[f][ro], r) | line_on_file(file_slide[r][fo], f);
-        Bitboard hits = line_on_rank(rank_hit1[f][ro], r) | line_on_file(file_hit1[r][fo], f);
+        Bitboard slide = attacks_slide(s, ro, fo), hits = attacks_hit1(s, ro, fo);
         ADD(a, p, c, mobility_chariot, bb_count(slide) + bb_count(hits & enemy), 1);
         attacks_add(at, c, CHARIOT, slide | hits);
         if (!(soldiers_all & file_bb[f]))
@@ -152,11 +151,10 @@ static void eval_pieces(const Position *pos, const EvalParams *p, Color c, Acc *
     Square eks = pos->king_sq[color_flip(c)];
     for (bb = pos_pieces(pos, c, CANNON); bb;) {
         Square s = bb_pop(&bb);
-        int f = sq_file(s), r = sq_rank(s);
-        unsigned ro = pos->rank_occ[r], fo = pos->file_occ[f];
+        int f = sq_file(s);
+        unsigned ro = pos->rank_occ[sq_rank(s)], fo = pos->file_occ[f];
         ADD(a, p, c, psqt_cannon, relative_sq(c, s), 1);
-        Bitboard slide = line_on_rank(rank_slide[f][ro], r) | line_on_file(file_slide[r][fo], f);
-        Bitboard hits = line_on_rank(rank_hit2[f][ro], r) | line_on_file(file_hit2[r][fo], f);
+        Bitboard slide = attacks_slide(s, ro, fo), hits = attacks_hit2(s, ro, fo);
         int mob = bb_count(slide) + bb_count(hits & enemy);
         ADD(a, p, c, mobility_cannon, mob > 17 ? 17 : mob, 1);
         attacks_add(at, c, CANNON, hits);

@@ -44,110 +44,28 @@ void position_init(void)
     pthread_once(&once, init_tables);
 }
 
-/* Bitboards of the line indices in a slider-table mask, on rank r or file f. */
-static inline Bitboard rank_pieces(uint16_t mask, int r) { return line_on_rank(mask, r); }
-
-static inline Bitboard file_pieces(uint16_t mask, int f) { return line_on_file(mask, f); }
-
-Bitboard pos_attackers(const Position *pos, Square s, Color by)
+/* Attackers of the general of `us`: the checkers. */
+static inline Bitboard king_attackers(const Position *pos, Color us)
 {
-    int f = sq_file(s), r = sq_rank(s);
-    unsigned ro = pos->rank_occ[r], fo = pos->file_occ[f];
-    Bitboard hit1 = rank_pieces(rank_hit1[f][ro], r) | file_pieces(file_hit1[r][fo], f);
-    Bitboard hit2 = rank_pieces(rank_hit2[f][ro], r) | file_pieces(file_hit2[r][fo], f);
-    Bitboard att = (hit1 & pos_pieces(pos, by, CHARIOT)) | (hit2 & pos_pieces(pos, by, CANNON));
-
-    const StepList *h = &horse_attackers[s];
-    for (int k = 0; k < h->n; k++)
-        if (pos->board[h->to[k]] == piece_make(by, HORSE) && !pos->board[h->via[k]])
-            att |= bb_square(h->to[k]);
-    const StepList *p = &soldier_attackers[by][s];
-    for (int k = 0; k < p->n; k++)
-        if (pos->board[p->to[k]] == piece_make(by, SOLDIER))
-            att |= bb_square(p->to[k]);
-    const StepList *k2 = &king_steps[s];
-    for (int k = 0; k < k2->n; k++)
-        if (pos->board[k2->to[k]] == piece_make(by, KING))
-            att |= bb_square(k2->to[k]);
-    const StepList *a = &advisor_steps[s];
-    for (int k = 0; k < a->n; k++)
-        if (pos->board[a->to[k]] == piece_make(by, ADVISOR))
-            att |= bb_square(a->to[k]);
-    const StepList *e = &elephant_steps[s];
-    for (int k = 0; k < e->n; k++)
-        if (pos->board[e->to[k]] == piece_make(by, ELEPHANT) && !pos->board[e->via[k]])
-            att |= bb_square(e->to[k]);
-    /* flying general: the enemy general sees a general on its file like a chariot */
-    if (pos->board[s] == piece_make(color_flip(by), KING))
-        att |= file_pieces(file_hit1[r][fo], f) & pos_pieces(pos, by, KING);
-    return att;
-}
-
-/* Attackers of the general of `us`: the checkers. Cheaper than pos_attackers. */
-static Bitboard king_attackers(const Position *pos, Color us)
-{
-    Color them = color_flip(us);
-    Square s = pos->king_sq[us];
-    int f = sq_file(s), r = sq_rank(s);
-    unsigned ro = pos->rank_occ[r], fo = pos->file_occ[f];
-    Bitboard hit1 = rank_pieces(rank_hit1[f][ro], r) | file_pieces(file_hit1[r][fo], f);
-    Bitboard hit2 = rank_pieces(rank_hit2[f][ro], r) | file_pieces(file_hit2[r][fo], f);
-    Bitboard att = (hit1 & (pos_pieces(pos, them, CHARIOT) | pos_pieces(pos, them, KING))) |
-                   (hit2 & pos_pieces(pos, them, CANNON));
-    const StepList *h = &horse_attackers[s];
-    for (int k = 0; k < h->n; k++)
-        if (pos->board[h->to[k]] == piece_make(them, HORSE) && !pos->board[h->via[k]])
-            att |= bb_square(h->to[k]);
-    const StepList *p = &soldier_attackers[them][s];
-    for (int k = 0; k < p->n; k++)
-        if (pos->board[p->to[k]] == piece_make(them, SOLDIER))
-            att |= bb_square(p->to[k]);
-    return att;
+    return pos_attackers(pos, pos->king_sq[us], color_flip(us));
 }
 
 bool pos_gives_check(const Position *pos, Move m)
 {
     /* Judged on the occupancy and pieces the move leaves, without making it: the mover
      * may check directly, open a line (chariot, general, horse leg) or become a cannon
-     * screen or the cannon itself. */
-    Color us = pos->side, them = color_flip(us);
+     * screen or the cannon itself. Its old point is off the occupancy, so only its new
+     * one need be added to its kind. */
+    Color us = pos->side;
     Square from = move_from(m), to = move_to(m);
-    Piece pc = pos_piece_on(pos, from);
-    Square ks = pos->king_sq[them];
-    int kf = sq_file(ks), kr = sq_rank(ks);
+    Square ks = pos->king_sq[color_flip(us)];
     unsigned ro, fo;
     pos_lines_after(pos, ks, from, to, &ro, &fo);
-
-    Bitboard moved = bb_square(from) | bb_square(to);
-    Bitboard rooks = pos_pieces(pos, us, CHARIOT), cannons = pos_pieces(pos, us, CANNON);
-    Bitboard kings = pos_pieces(pos, us, KING);
-    if (piece_type(pc) == CHARIOT)
-        rooks ^= moved;
-    else if (piece_type(pc) == CANNON)
-        cannons ^= moved;
-    else if (piece_type(pc) == KING)
-        kings ^= moved;
-    Bitboard hit1 = rank_pieces(rank_hit1[kf][ro], kr) | file_pieces(file_hit1[kr][fo], kf);
-    Bitboard hit2 = rank_pieces(rank_hit2[kf][ro], kr) | file_pieces(file_hit2[kr][fo], kf);
-    if ((hit1 & (rooks | (kings & file_bb[kf]))) || (hit2 & cannons))
-        return true;
-
-    Piece horse = piece_make(us, HORSE), soldier = piece_make(us, SOLDIER);
-    const StepList *h = &horse_attackers[ks];
-    for (int k = 0; k < h->n; k++) {
-        Square hs = h->to[k], leg = h->via[k];
-        bool horse_there = hs == to ? pc == horse : hs != from && pos->board[hs] == horse;
-        bool leg_empty = leg != to && (leg == from || !pos->board[leg]);
-        if (horse_there && leg_empty)
-            return true;
-    }
-    const StepList *sl = &soldier_attackers[us][ks];
-    for (int k = 0; k < sl->n; k++) {
-        Square ss = sl->to[k];
-        if (ss == to ? pc == soldier : ss != from && pos->board[ss] == soldier)
-            return true;
-    }
-    return false;
+    Bitboard occ = (pos->occupied ^ bb_square(from)) | bb_square(to);
+    Bitboard pcs[PIECE_TYPE_NB];
+    memcpy(pcs, &pos->by_piece[piece_make(us, NO_PIECE_TYPE)], sizeof pcs);
+    pcs[piece_type(pos_piece_on(pos, from))] |= bb_square(to);
+    return attacks_to(pcs, us, ks, occ, ro, fo, true) != 0;
 }
 
 Key pos_compute_key(const Position *pos)

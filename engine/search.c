@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "evaluate.h"
-#include "movegen.h"
+#include "movepick.h"
 #include "rules.h"
 #include "see.h"
 
@@ -61,86 +61,7 @@ static bool should_stop(Search *s)
     return false;
 }
 
-/* ---- move ordering ---------------------------------------------------------------- */
-
-enum {
-    SCORE_TT = 1 << 30,
-    SCORE_GOOD_CAPTURE = 1 << 28,
-    SCORE_KILLER = 1 << 27,
-    SCORE_COUNTER = (1 << 27) - 2,
-    SCORE_BAD_CAPTURE = -(1 << 28),
-};
-
-typedef struct {
-    MoveList list;
-    int scores[MOVELIST_MAX];
-    int next;
-} Picker;
-
-static inline int mvv_lva(const Position *pos, Move m)
-{
-    return SEE_VALUE[piece_type(pos_piece_on(pos, move_to(m)))] * 8 -
-           SEE_VALUE[piece_type(pos_piece_on(pos, move_from(m)))] / 100;
-}
-
-/* Butterfly history plus the continuation histories of the last two plies. */
-static inline int quiet_score(const Search *s, const Position *pos, Move m, int ply)
-{
-    Piece pc = pos_piece_on(pos, move_from(m));
-    int sc = s->history[pos->side][move_from(m)][move_to(m)];
-    for (int k = 1; k <= 2 && ply - k >= 0; k++)
-        if (s->stack[ply - k].cont)
-            sc += (*s->stack[ply - k].cont)[pc][move_to(m)];
-    return sc;
-}
-
-static void picker_score(const Search *s, const Position *pos, Picker *pk, Move tt_move, int ply,
-                         bool captures_only)
-{
-    const SearchStack *ss = &s->stack[ply];
-    Move prev = ply > 0 ? s->stack[ply - 1].current : MOVE_NONE;
-    Move counter = MOVE_NONE;
-    if (prev != MOVE_NONE && prev != MOVE_NULL)
-        counter = s->counter[pos_piece_on(pos, move_to(prev))][move_to(prev)];
-    for (int i = 0; i < pk->list.count; i++) {
-        Move m = pk->list.moves[i];
-        int sc;
-        if (m == tt_move)
-            sc = SCORE_TT;
-        else if (pos_is_capture(pos, m))
-            sc = mvv_lva(pos, m) +
-                 (captures_only || see_ge(pos, m, 0) ? SCORE_GOOD_CAPTURE : SCORE_BAD_CAPTURE);
-        else if (m == ss->killers[0])
-            sc = SCORE_KILLER;
-        else if (m == ss->killers[1])
-            sc = SCORE_KILLER - 1;
-        else if (m == counter)
-            sc = SCORE_COUNTER;
-        else
-            sc = quiet_score(s, pos, m, ply);
-        pk->scores[i] = sc;
-    }
-    pk->next = 0;
-}
-
-/* Selection sort, one move at a time: most nodes cut off after a few moves. */
-static Move picker_next(Picker *pk)
-{
-    if (pk->next >= pk->list.count)
-        return MOVE_NONE;
-    int best = pk->next;
-    for (int i = pk->next + 1; i < pk->list.count; i++)
-        if (pk->scores[i] > pk->scores[best])
-            best = i;
-    Move m = pk->list.moves[best];
-    int sc = pk->scores[best];
-    pk->list.moves[best] = pk->list.moves[pk->next];
-    pk->scores[best] = pk->scores[pk->next];
-    pk->list.moves[pk->next] = m;
-    pk->scores[pk->next] = sc;
-    pk->next++;
-    return m;
-}
+/* ---- what a cut-off teaches the move ordering -------------------------------------- */
 
 static inline void history_update(int16_t *h, int bonus)
 {
@@ -250,31 +171,15 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
             alpha = best;
     }
 
-    Picker pk;
-    if (in_check)
-        gen_legal(pos, &pk.list);
-    else
-        gen_captures(pos, &pk.list);
-    if (in_check && pk.list.count == 0)
+    MovePicker mp;
+    int ncaptures = movepick_init_quiescence(&mp, s, pos, tte.move, ply, !in_check && qdepth == 0);
+    if (in_check && ncaptures == 0)
         return value_mated_in(ply);
-    picker_score(s, pos, &pk, tte.move, ply, true);
-    int ncaptures = pk.list.count;
-    if (!in_check && qdepth == 0) {
-        MoveList quiets;
-        gen_quiets(pos, &quiets);
-        for (int i = 0; i < quiets.count; i++) {
-            Move q = quiets.moves[i];
-            if (pos_gives_check(pos, q) && see_ge(pos, q, 0)) {
-                pk.scores[pk.list.count] = -1;
-                pk.list.moves[pk.list.count++] = q;
-            }
-        }
-    }
 
     Move best_move = MOVE_NONE;
     Move m;
-    while ((m = picker_next(&pk)) != MOVE_NONE) {
-        if (!in_check && pk.next <= ncaptures) {
+    while ((m = movepick_next(&mp)) != MOVE_NONE) {
+        if (!in_check && mp.next <= ncaptures) {
             /* a capture that cannot lift the score to alpha, or loses material, waits */
             Value gain = SEE_VALUE[piece_type(pos_piece_on(pos, move_to(m)))];
             if (stand_pat + gain + 150 <= alpha)
@@ -409,10 +314,9 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     if (depth >= 4 && tt_move == MOVE_NONE && (pv_node || cut_node))
         depth--;
 
-    Picker pk;
-    if (gen_legal(pos, &pk.list) == 0)
+    MovePicker mp;
+    if (movepick_init(&mp, s, pos, tt_move, ply) == 0)
         return value_mated_in(ply); /* checkmate or stalemate: both lose */
-    picker_score(s, pos, &pk, tt_move, ply, false);
     s->stack[ply + 1].killers[0] = s->stack[ply + 1].killers[1] = MOVE_NONE;
 
     Value best = -VALUE_INFINITE;
@@ -421,10 +325,10 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     int nquiets = 0, move_count = 0;
     Value old_alpha = alpha;
 
-    while ((m = picker_next(&pk)) != MOVE_NONE) {
+    while ((m = movepick_next(&mp)) != MOVE_NONE) {
         move_count++;
         bool capture = pos_is_capture(pos, m);
-        int hist = capture ? 0 : quiet_score(s, pos, m, ply);
+        int hist = capture ? 0 : movepick_quiet_score(s, pos, m, ply);
 
         /* shallow pruning, once a move has kept us from being mated */
         if (!root && best > VALUE_MATED_IN_MAX_PLY && !in_check) {

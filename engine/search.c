@@ -131,12 +131,25 @@ static bool rule_cutoff(Search *s, int ply, Value *alpha, Value *beta, Value *v)
 
 /* ---- quiescence ----------------------------------------------------------------- */
 
+/* The PV of the node at ss: move m, then the child's PV. */
+static void pv_update(SearchStack *ss, Move m)
+{
+    ss->pv[0] = m;
+    int n = ss[1].pv_len;
+    if (n > MAX_PLY - 1)
+        n = MAX_PLY - 1;
+    memcpy(ss->pv + 1, ss[1].pv, (size_t)n * sizeof(Move));
+    ss->pv_len = n + 1;
+}
+
 /* qdepth counts the plies since the main search ended: its first ply also tries quiet
- * checks, so that mates and forks by check are not cut off at the horizon. */
+ * checks, so that mates and forks by check are not cut off at the horizon. The main
+ * search keeps no PV below its horizon; search_quiescence asks for one (qsearch_pv). */
 static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
 {
     Position *pos = &s->pos;
     bool pv_node = beta - alpha > 1;
+    s->stack[ply].pv_len = 0;
     s->nodes++;
     if (ply > s->seldepth)
         s->seldepth = ply;
@@ -198,6 +211,8 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
             best = v;
             if (v > alpha) {
                 best_move = m;
+                if (pv_node && s->qsearch_pv)
+                    pv_update(&s->stack[ply], m);
                 if (v >= beta)
                     break;
                 alpha = v;
@@ -217,16 +232,6 @@ static bool has_attackers(const Position *pos, Color c)
 {
     return (pos_pieces(pos, c, CHARIOT) | pos_pieces(pos, c, HORSE) |
             pos_pieces(pos, c, CANNON)) != 0;
-}
-
-static void pv_update(SearchStack *ss, Move m)
-{
-    ss->pv[0] = m;
-    int n = ss[1].pv_len;
-    if (n > MAX_PLY - 1)
-        n = MAX_PLY - 1;
-    memcpy(ss->pv + 1, ss[1].pv, (size_t)n * sizeof(Move));
-    ss->pv_len = n + 1;
 }
 
 static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool cut_node)
@@ -425,8 +430,9 @@ static void report(Search *s, const SearchCallbacks *cb, int depth, Value v, Bou
     cb->on_info(cb->ctx, &info);
 }
 
-SearchResult search_run(Search *s, const Position *root, const SearchLimits *limits,
-                        const SearchCallbacks *cb)
+/* What every search starts from: the root, the limits, a new TT generation and an
+ * empty stack. */
+static void search_start(Search *s, const Position *root, const SearchLimits *limits)
 {
     s->start_ms = time_now_ms();
     pos_copy(&s->pos, root);
@@ -438,6 +444,27 @@ SearchResult search_run(Search *s, const Position *root, const SearchLimits *lim
     memset(s->stack, 0, sizeof s->stack);
     for (int i = 0; i < MAX_PLY + 4; i++)
         s->stack[i].static_eval = VALUE_NONE;
+}
+
+Value search_quiescence(Search *s, const Position *pos, bool quiet_checks, Move *pv, int *pv_len)
+{
+    SearchLimits none;
+    time_limits_clear(&none);
+    search_start(s, pos, &none);
+    s->seldepth = 0;
+    s->root_depth = 0;
+    s->qsearch_pv = true;
+    Value v = qsearch(s, -VALUE_INFINITE, VALUE_INFINITE, 0, quiet_checks ? 0 : 1);
+    s->qsearch_pv = false;
+    *pv_len = s->stack[0].pv_len;
+    memcpy(pv, s->stack[0].pv, (size_t)*pv_len * sizeof(Move));
+    return v;
+}
+
+SearchResult search_run(Search *s, const Position *root, const SearchLimits *limits,
+                        const SearchCallbacks *cb)
+{
+    search_start(s, root, limits);
 
     SearchResult res = {MOVE_NONE, MOVE_NONE, VALUE_ZERO, 0, 0, 0};
     MoveList legal;

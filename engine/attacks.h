@@ -127,7 +127,8 @@ static inline unsigned attacks_file_occ(Bitboard occ, int f)
 static inline Bitboard attacks_to(const Bitboard *pcs, Color by, Square s, Bitboard occ,
                                   unsigned ro, unsigned fo, bool general_on_s)
 {
-    Bitboard att = (attacks_hit1(s, ro, fo) & pcs[CHARIOT]) | (attacks_hit2(s, ro, fo) & pcs[CANNON]);
+    Bitboard att =
+        (attacks_hit1(s, ro, fo) & pcs[CHARIOT]) | (attacks_hit2(s, ro, fo) & pcs[CANNON]);
     att |= soldier_attackers_bb[by][s] & pcs[SOLDIER];
     /* legs and eyes are looked at only when a horse or elephant stands in reach */
     if (horse_attackers_bb[s] & pcs[HORSE] & occ) {

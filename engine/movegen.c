@@ -156,9 +156,8 @@ static inline Bitboard piece_dests(const Position *pos, Square s, PieceType t, C
     switch (t) {
     case CHARIOT:
     case CANNON: {
-        unsigned ro = pos->rank_occ[sq_rank(s)], fo = pos->file_occ[sq_file(s)];
-        Bitboard hits = t == CHARIOT ? attacks_hit1(s, ro, fo) : attacks_hit2(s, ro, fo);
-        return (attacks_slide(s, ro, fo) & quiet_mask) | (hits & cap_mask);
+        Bitboard slide, hits = pos_slider_targets(pos, s, t, &slide);
+        return (slide & quiet_mask) | (hits & cap_mask);
     }
     case HORSE:
     case ELEPHANT:
@@ -182,6 +181,21 @@ static inline Bitboard piece_dests(const Position *pos, Square s, PieceType t, C
         break;
     }
     return d & (quiet_mask | cap_mask);
+}
+
+/* Stores (or with out == NULL only counts) the moves from s to the points of d that
+ * leave the general safe; returns the new count. */
+static inline int add_safe(const Position *pos, Square s, Bitboard d, Move *out, int n)
+{
+    while (d) {
+        Square to = bb_pop(&d);
+        if (king_safe_after(pos, s, to)) {
+            if (out)
+                out[n] = move_make(s, to);
+            n++;
+        }
+    }
+    return n;
 }
 
 static const PieceType GEN_ORDER[] = {CHARIOT, CANNON, HORSE, SOLDIER, ELEPHANT, ADVISOR};
@@ -212,15 +226,7 @@ static inline __attribute__((always_inline)) int generate(const Position *pos, M
             while (pcs) {
                 Square s = bb_pop(&pcs);
                 if (bb_test(sh.pinned, s)) {
-                    Bitboard d = piece_dests(pos, s, t, us, quiet_mask, cap_mask);
-                    while (d) {
-                        Square to = bb_pop(&d);
-                        if (king_safe_after(pos, s, to)) {
-                            if (out)
-                                out[n] = move_make(s, to);
-                            n++;
-                        }
-                    }
+                    n = add_safe(pos, s, piece_dests(pos, s, t, us, quiet_mask, cap_mask), out, n);
                     continue;
                 }
                 Bitboard d = piece_dests(pos, s, t, us, safe_quiet, cap_mask);
@@ -243,27 +249,12 @@ static inline __attribute__((always_inline)) int generate(const Position *pos, M
                 Bitboard d = piece_dests(pos, s, t, us, quiet_mask, cap_mask);
                 if (!bb_test(screens, s))
                     d &= to_mask;
-                while (d) {
-                    Square to = bb_pop(&d);
-                    if (king_safe_after(pos, s, to)) {
-                        if (out)
-                            out[n] = move_make(s, to);
-                        n++;
-                    }
-                }
+                n = add_safe(pos, s, d, out, n);
             }
         }
     }
     Square ks = pos->king_sq[us];
-    Bitboard d = piece_dests(pos, ks, KING, us, quiet_mask, cap_mask);
-    while (d) {
-        Square to = bb_pop(&d);
-        if (king_safe_after(pos, ks, to)) {
-            if (out)
-                out[n] = move_make(ks, to);
-            n++;
-        }
-    }
+    n = add_safe(pos, ks, piece_dests(pos, ks, KING, us, quiet_mask, cap_mask), out, n);
     if (list)
         list->count = n;
     return n;

@@ -109,6 +109,17 @@ static inline Bitboard pos_attackers_to(const Position *pos, Square s, Bitboard 
                       general_on_s);
 }
 
+/* What a chariot (t = CHARIOT) or a cannon on s meets on the board as it stands: the
+ * pieces it can take (the first along each line, or the second), and in *slide the
+ * empty points it can move to. */
+static inline Bitboard pos_slider_targets(const Position *pos, Square s, PieceType t,
+                                          Bitboard *slide)
+{
+    unsigned ro = pos->rank_occ[sq_rank(s)], fo = pos->file_occ[sq_file(s)];
+    *slide = attacks_slide(s, ro, fo);
+    return t == CHARIOT ? attacks_hit1(s, ro, fo) : attacks_hit2(s, ro, fo);
+}
+
 /* Pieces of colour `by` that attack s on the board as it stands. */
 static inline Bitboard pos_attackers(const Position *pos, Square s, Color by)
 {

@@ -129,7 +129,7 @@ static bool rule_cutoff(Search *s, int ply, Value *alpha, Value *beta, Value *v)
     return false;
 }
 
-/* ---- quiescence ----------------------------------------------------------------- */
+/* ---- making a move in the tree ---------------------------------------------------- */
 
 /* The PV of the node at ss: move m, then the child's PV. */
 static void pv_update(SearchStack *ss, Move m)
@@ -141,6 +141,17 @@ static void pv_update(SearchStack *ss, Move m)
     memcpy(ss->pv + 1, ss[1].pv, (size_t)n * sizeof(Move));
     ss->pv_len = n + 1;
 }
+
+/* Makes m at ply, noting it and its continuation history for the plies below. */
+static inline void make_move(Search *s, int ply, Move m)
+{
+    Position *pos = &s->pos;
+    s->stack[ply].cont = &s->cont_history[pos_piece_on(pos, move_from(m))][move_to(m)];
+    pos_do_move(pos, m);
+    s->stack[ply].current = m;
+}
+
+/* ---- quiescence ----------------------------------------------------------------- */
 
 /* qdepth counts the plies since the main search ended: its first ply also tries quiet
  * checks, so that mates and forks by check are not cut off at the horizon. The main
@@ -200,9 +211,7 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
             if (!see_ge(pos, m, 0))
                 continue;
         }
-        s->stack[ply].cont = &s->cont_history[pos_piece_on(pos, move_from(m))][move_to(m)];
-        pos_do_move(pos, m);
-        s->stack[ply].current = m;
+        make_move(s, ply, m);
         Value v = -qsearch(s, -beta, -alpha, ply + 1, qdepth + 1);
         pos_undo_move(pos);
         if (s->aborted)
@@ -354,10 +363,8 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
         /* check extension for checks that do not hang the checking piece, bounded so
          * perpetual-check lines cannot run away */
         bool extend = ply < 2 * s->root_depth && pos_gives_check(pos, m) && see_ge(pos, m, 0);
-        ss->cont = &s->cont_history[pos_piece_on(pos, move_from(m))][move_to(m)];
-        pos_do_move(pos, m);
+        make_move(s, ply, m);
         tt_prefetch(s->tt, pos_key(pos));
-        ss->current = m;
         bool gives_check = pos_in_check(pos);
         int new_depth = depth - 1 + extend;
 
@@ -387,7 +394,6 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
         pos_undo_move(pos);
         if (s->aborted)
             return VALUE_ZERO;
-
         if (v > best) {
             best = v;
             if (v > alpha) {

@@ -2,9 +2,8 @@
  * The search, through the Engine facade: mates in one, two and three found with their
  * exact distance and played out to a side with no legal move; a mated or stalemated
  * side; reproducibility and two engines in one process; the depth, node, time and stop
- * limits; the game rules inside the tree (perpetual check and chase); the quiescence
- * search on its own; the transposition table; and the legality of every move the search
- * reports.
+ * limits; the game rules inside the tree (perpetual check and chase); the transposition
+ * table; and the legality of every move the search reports.
  *
  * Every mate position was checked with Fairy-Stockfish (UCI_Variant xiangqi, go depth
  * 16: "score mate N", the same N as here). The assertions are about behaviour and
@@ -638,77 +637,6 @@ static Key key_in_cluster(const TT *tt, size_t i, uint16_t salt)
     return k;
 }
 
-/* A search state of its own for search_quiescence, with a 1 MB table. */
-typedef struct {
-    Search *s;
-    TT tt;
-    atomic_bool stop;
-    Position *pos;
-} QuiescenceRig;
-
-static void rig_init(QuiescenceRig *q, const char *fen)
-{
-    memset(q, 0, sizeof *q);
-    q->s = calloc(1, sizeof *q->s);
-    q->pos = malloc(sizeof *q->pos);
-    assert_non_null(q->s);
-    assert_non_null(q->pos);
-    assert_true(tt_resize(&q->tt, 1));
-    atomic_init(&q->stop, false);
-    q->s->tt = &q->tt;
-    q->s->params = weights_default();
-    q->s->stop = &q->stop;
-    PosError err = {{0}};
-    if (!pos_set_fen(q->pos, fen, &err))
-        fail_msg("bad FEN %s: %s", fen, err.msg);
-}
-
-static void rig_free(QuiescenceRig *q)
-{
-    tt_free(&q->tt);
-    free(q->s);
-    free(q->pos);
-}
-
-/*
- * search_quiescence: the line of captures and its value, the end of that line as its
- * own resolution, and the quiet checks of the first ply only when asked for.
- */
-static void test_quiescence_line(void **state)
-{
-    (void)state;
-    Move pv[MAX_PLY];
-    int len;
-    /* Black's chariot on e5 hangs to Red's chariot on e0; nothing recaptures */
-    QuiescenceRig q;
-    rig_init(&q, "5k3/9/9/9/4r4/9/9/9/9/3KR4 w - - 0 1");
-    Value v = search_quiescence(q.s, q.pos, false, pv, &len);
-    assert_int_equal(len, 1);
-    assert_int_equal(pv[0], move_from_text("e0e5"));
-    pos_do_move(q.pos, pv[0]);
-    assert_int_equal(v, -evaluate(q.pos, weights_default()));
-    tt_clear(&q.tt);
-    v = search_quiescence(q.s, q.pos, false, pv, &len);
-    assert_int_equal(len, 0);
-    assert_int_equal(v, evaluate(q.pos, weights_default()));
-    rig_free(&q);
-
-    /* mate in one by a quiet check: found only when the first ply tries quiet checks */
-    rig_init(&q, "3k5/1R7/9/9/9/9/9/9/9/R3K4 w - - 0 1");
-    v = search_quiescence(q.s, q.pos, false, pv, &len);
-    assert_int_equal(len, 0);
-    assert_int_equal(v, evaluate(q.pos, weights_default()));
-    tt_clear(&q.tt);
-    v = search_quiescence(q.s, q.pos, true, pv, &len);
-    assert_int_equal(v, value_mate_in(1));
-    assert_int_equal(len, 1);
-    assert_true(move_is_legal(q.pos, pv[0]));
-    pos_do_move(q.pos, pv[0]);
-    assert_true(pos_in_check(q.pos));
-    assert_int_equal(gen_count(q.pos), 0);
-    rig_free(&q);
-}
-
 static void test_tt_round_trip(void **state)
 {
     (void)state;
@@ -940,7 +868,6 @@ int main(void)
         cmocka_unit_test(test_avoids_perpetual_check),
         cmocka_unit_test(test_avoids_perpetual_chase),
         cmocka_unit_test(test_completes_perpetual_chase),
-        cmocka_unit_test(test_quiescence_line),
         cmocka_unit_test(test_tt_round_trip),
         cmocka_unit_test(test_tt_cluster_keys),
         cmocka_unit_test(test_tt_false_hits),

@@ -16,6 +16,11 @@ StepList horse_steps[SQUARE_NB];
 StepList soldier_steps[COLOR_NB][SQUARE_NB];
 StepList horse_attackers[SQUARE_NB];
 StepList soldier_attackers[COLOR_NB][SQUARE_NB];
+Bitboard king_steps_bb[SQUARE_NB];
+Bitboard advisor_steps_bb[SQUARE_NB];
+Bitboard elephant_steps_bb[SQUARE_NB];
+Bitboard horse_attackers_bb[SQUARE_NB];
+Bitboard soldier_attackers_bb[COLOR_NB][SQUARE_NB];
 
 Bitboard palace_bb[COLOR_NB];
 Bitboard advisor_home_bb[COLOR_NB];
@@ -53,6 +58,14 @@ static void step_add(StepList *l, Square to, Square via)
     l->to[l->n] = (uint8_t)to;
     l->via[l->n] = (uint8_t)via;
     l->n++;
+}
+
+static Bitboard step_points(const StepList *l)
+{
+    Bitboard b = 0;
+    for (int k = 0; k < l->n; k++)
+        b |= bb_square(l->to[k]);
+    return b;
 }
 
 static bool in_palace(int f, int r)
@@ -167,6 +180,14 @@ void attacks_init(void)
             int lf = hf + (abs(df) == 2 ? df / 2 : 0), lr = hr + (abs(dr) == 2 ? dr / 2 : 0);
             l->via[k] = (uint8_t)sq_make(lf, lr);
         }
+    }
+    for (Square s = 0; s < SQUARE_NB; s++) {
+        king_steps_bb[s] = step_points(&king_steps[s]);
+        advisor_steps_bb[s] = step_points(&advisor_steps[s]);
+        elephant_steps_bb[s] = step_points(&elephant_steps[s]);
+        horse_attackers_bb[s] = step_points(&horse_attackers[s]);
+        for (Color c = RED; c < COLOR_NB; c++)
+            soldier_attackers_bb[c][s] = step_points(&soldier_attackers[c][s]);
     }
     done = true;
 }

@@ -1,9 +1,9 @@
 #include "engine.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "movegen.h"
 #include "notation.h"
 
@@ -63,16 +63,11 @@ bool engine_set_position(Engine *e, const char *fen, const char *const *moves, i
         return false;
     for (int i = 0; i < nmoves; i++) {
         Move m = move_from_text(moves[i]);
-        if (m == MOVE_NONE) {
-            snprintf(err->msg, sizeof err->msg, "move %d '%.16s' is not a move in a0-i9 form",
-                     i + 1, moves[i]);
-            return false;
-        }
-        if (!move_is_legal(p, m)) {
-            snprintf(err->msg, sizeof err->msg, "move %d '%.16s' is illegal in this position",
-                     i + 1, moves[i]);
-            return false;
-        }
+        if (m == MOVE_NONE)
+            return ERROR_SET(err, "move %d '%.16s' is not a move in a0-i9 form", i + 1, moves[i]);
+        if (!move_is_legal(p, m))
+            return ERROR_SET(err, "move %d '%.16s' is illegal in this position", i + 1,
+                             moves[i]);
         if (pos_history_full(p))
             pos_trim_history(p);
         pos_do_move(p, m);

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "attacks.h"
 #include "bitboard.h"
 #include "types.h"
 
@@ -67,9 +68,6 @@ void pos_undo_move(Position *pos);
 void pos_do_null(Position *pos);
 void pos_undo_null(Position *pos);
 
-/* Pieces of colour `by` that attack square s with the occupancy as it stands.
- * The general counts as an attacker along its file (flying general). */
-Bitboard pos_attackers(const Position *pos, Square s, Color by);
 bool pos_gives_check(const Position *pos, Move m);
 
 /* Full consistency check (debug builds assert it after each make/unmake). */
@@ -97,6 +95,37 @@ static inline void pos_lines_after(const Position *pos, Square s, Square from, S
         *ro |= 1u << sq_file(to);
     if (sq_file(to) == f)
         *fo |= 1u << sq_rank(to);
+}
+
+/* Pieces of colour `by` that attack s when exactly the points of occ are occupied: the
+ * position's pieces off occ are gone (exchanges on s, scratch occupancies). by's general
+ * attacks along the file when general_on_s, s holding the other general (flying
+ * general). See attacks_to. */
+static inline Bitboard pos_attackers_to(const Position *pos, Square s, Bitboard occ, Color by,
+                                        bool general_on_s)
+{
+    return attacks_to(&pos->by_piece[piece_make(by, NO_PIECE_TYPE)], by, s, occ,
+                      attacks_rank_occ(occ, sq_rank(s)), attacks_file_occ(occ, sq_file(s)),
+                      general_on_s);
+}
+
+/* What a chariot (t = CHARIOT) or a cannon on s meets on the board as it stands: the
+ * pieces it can take (the first along each line, or the second), and in *slide the
+ * empty points it can move to. */
+static inline Bitboard pos_slider_targets(const Position *pos, Square s, PieceType t,
+                                          Bitboard *slide)
+{
+    unsigned ro = pos->rank_occ[sq_rank(s)], fo = pos->file_occ[sq_file(s)];
+    *slide = attacks_slide(s, ro, fo);
+    return t == CHARIOT ? attacks_hit1(s, ro, fo) : attacks_hit2(s, ro, fo);
+}
+
+/* Pieces of colour `by` that attack s on the board as it stands. */
+static inline Bitboard pos_attackers(const Position *pos, Square s, Color by)
+{
+    return attacks_to(&pos->by_piece[piece_make(by, NO_PIECE_TYPE)], by, s, pos->occupied,
+                      pos->rank_occ[sq_rank(s)], pos->file_occ[sq_file(s)],
+                      pos->board[s] == piece_make(color_flip(by), KING));
 }
 
 static inline const StateInfo *pos_state(const Position *pos) { return &pos->hist[pos->hist_len - 1]; }

@@ -1,28 +1,15 @@
 #include "record.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "movegen.h"
 #include "notation.h"
 
 /* FEN letters by Piece code; 0 and 8 are no piece. */
 static const char FEN_LETTERS[PIECE_NB] = " KABNRCP?kabnrcp";
-
-static bool fail(PosError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static bool fail(PosError *err, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-    return false;
-}
 
 void record_pack(const Position *pos, PackedPos *out)
 {
@@ -38,15 +25,16 @@ void record_pack(const Position *pos, PackedPos *out)
 bool record_unpack(const PackedPos *in, Position *pos, PosError *err)
 {
     if (in->b[PACKED_SIDE] > 1)
-        return fail(err, "packed position: side to move byte is %d, not 0 or 1",
-                    in->b[PACKED_SIDE]);
+        return ERROR_SET(err, "packed position: side to move byte is %d, not 0 or 1",
+                         in->b[PACKED_SIDE]);
     if (in->b[PACKED_RESERVED] != 0)
-        return fail(err, "packed position: reserved byte is %d, not 0", in->b[PACKED_RESERVED]);
+        return ERROR_SET(err, "packed position: reserved byte is %d, not 0",
+                         in->b[PACKED_RESERVED]);
     /* Stored positions come before a move, so never after a 60-move verdict (120 plies),
      * although a FEN may give such a position. */
     if (in->b[PACKED_RULE60] >= 120)
-        return fail(err, "packed position: 60-move counter %d is past the 60-move rule",
-                    in->b[PACKED_RULE60]);
+        return ERROR_SET(err, "packed position: 60-move counter %d is past the 60-move rule",
+                         in->b[PACKED_RULE60]);
     char fen[RECORD_FEN_MAX];
     int n = 0;
     for (int rank = RANK_NB - 1; rank >= 0; rank--) {
@@ -61,7 +49,8 @@ bool record_unpack(const PackedPos *in, Position *pos, PosError *err)
             if (code == 8) {
                 char name[3];
                 square_to_text(s, name);
-                return fail(err, "packed position: point %s holds code 8, which is no piece", name);
+                return ERROR_SET(err, "packed position: point %s holds code 8, which is no piece",
+                                 name);
             }
             if (empty)
                 fen[n++] = (char)('0' + empty);
@@ -77,7 +66,7 @@ bool record_unpack(const PackedPos *in, Position *pos, PosError *err)
              in->b[PACKED_RULE60]);
     PosError fen_err;
     if (!pos_set_fen(pos, fen, &fen_err))
-        return fail(err, "packed position: %s", fen_err.msg);
+        return ERROR_SET(err, "packed position: %s", fen_err.msg);
     return true;
 }
 
@@ -190,16 +179,16 @@ static bool runner_result_ok(Reason reason, Outcome o, Color side_to_move)
 static bool validate_on(const GameRecord *r, Position *pos, PosError *err)
 {
     if (r->nplies < 0 || r->nplies > RECORD_MAX_PLIES)
-        return fail(err, "record has %d plies (at most %d)", r->nplies, RECORD_MAX_PLIES);
+        return ERROR_SET(err, "record has %d plies (at most %d)", r->nplies, RECORD_MAX_PLIES);
     if (!memchr(r->start_fen, '\0', sizeof r->start_fen))
-        return fail(err, "start FEN is not terminated within %d bytes", RECORD_FEN_MAX);
+        return ERROR_SET(err, "start FEN is not terminated within %d bytes", RECORD_FEN_MAX);
     if ((unsigned)r->outcome > OUTCOME_BLACK_WIN)
-        return fail(err, "outcome %d is out of range", (int)r->outcome);
+        return ERROR_SET(err, "outcome %d is out of range", (int)r->outcome);
     if ((unsigned)r->reason >= REASON_NB)
-        return fail(err, "reason %d is out of range", (int)r->reason);
+        return ERROR_SET(err, "reason %d is out of range", (int)r->reason);
     PosError fen_err;
     if (!pos_set_fen(pos, r->start_fen, &fen_err))
-        return fail(err, "start FEN: %s", fen_err.msg);
+        return ERROR_SET(err, "start FEN: %s", fen_err.msg);
 
     for (int i = 0; i < r->nplies; i++) {
         const RecordPly *p = &r->plies[i];
@@ -209,27 +198,27 @@ static bool validate_on(const GameRecord *r, Position *pos, PosError *err)
         if (pos_history_full(pos))
             pos_trim_history(pos);
         if (pos_history_full(pos))
-            return fail(err, "ply %d: more than %d plies without a capture", i + 1,
-                        POS_HISTORY_MAX - 1);
+            return ERROR_SET(err, "ply %d: more than %d plies without a capture", i + 1,
+                             POS_HISTORY_MAX - 1);
         Verdict v = rules_judge_game(pos);
         if (v.result != RESULT_NONE)
-            return fail(err, "ply %d (%s): the game was already over (%s, %s)", i + 1, text,
-                        outcome_name(record_outcome_from(pos->side, v.result)),
-                        rules_reason_name(v.reason));
+            return ERROR_SET(err, "ply %d (%s): the game was already over (%s, %s)", i + 1, text,
+                             outcome_name(record_outcome_from(pos->side, v.result)),
+                             rules_reason_name(v.reason));
         if (!move_is_legal(pos, p->move))
-            return fail(err, "ply %d: move %s is illegal", i + 1, text);
+            return ERROR_SET(err, "ply %d: move %s is illegal", i + 1, text);
         if (p->best != MOVE_NONE && !move_is_legal(pos, p->best)) {
             char best[5];
             move_to_text(p->best, best);
-            return fail(err, "ply %d (%s): best move %s is illegal", i + 1, text, best);
+            return ERROR_SET(err, "ply %d (%s): best move %s is illegal", i + 1, text, best);
         }
         uint8_t expect = record_move_flags(pos, p->move);
         if (p->flags & ~RECORD_FLAGS_ALL)
-            return fail(err, "ply %d (%s): unknown flag bits 0x%02x", i + 1, text,
-                        p->flags & ~RECORD_FLAGS_ALL);
+            return ERROR_SET(err, "ply %d (%s): unknown flag bits 0x%02x", i + 1, text,
+                             p->flags & ~RECORD_FLAGS_ALL);
         if ((p->flags & ~RECORD_FLAG_OPENING) != expect)
-            return fail(err, "ply %d (%s): flags 0x%02x, but the move has 0x%02x", i + 1, text,
-                        p->flags & ~RECORD_FLAG_OPENING, expect);
+            return ERROR_SET(err, "ply %d (%s): flags 0x%02x, but the move has 0x%02x", i + 1, text,
+                             p->flags & ~RECORD_FLAG_OPENING, expect);
         pos_do_move(pos, p->move);
     }
 
@@ -239,17 +228,17 @@ static bool validate_on(const GameRecord *r, Position *pos, PosError *err)
     if (v.result != RESULT_NONE) {
         Outcome o = record_outcome_from(pos->side, v.result);
         if (r->outcome != o || r->reason != v.reason)
-            return fail(err, "after ply %d the rules say %s (%s), the record claims %s (%s)",
-                        r->nplies, outcome_name(o), rules_reason_name(v.reason),
-                        outcome_name(r->outcome), rules_reason_name(r->reason));
+            return ERROR_SET(err, "after ply %d the rules say %s (%s), the record claims %s (%s)",
+                             r->nplies, outcome_name(o), rules_reason_name(v.reason),
+                             outcome_name(r->outcome), rules_reason_name(r->reason));
         return true;
     }
     if (r->reason == REASON_NONE || r->outcome == OUTCOME_NONE)
-        return fail(err, "after ply %d the game is unfinished (%s, %s)", r->nplies,
-                    outcome_name(r->outcome), rules_reason_name(r->reason));
+        return ERROR_SET(err, "after ply %d the game is unfinished (%s, %s)", r->nplies,
+                         outcome_name(r->outcome), rules_reason_name(r->reason));
     if (!runner_result_ok(r->reason, r->outcome, pos->side))
-        return fail(err, "after ply %d the rules give no verdict; %s (%s) cannot end the game",
-                    r->nplies, outcome_name(r->outcome), rules_reason_name(r->reason));
+        return ERROR_SET(err, "after ply %d the rules give no verdict; %s (%s) cannot end the game",
+                         r->nplies, outcome_name(r->outcome), rules_reason_name(r->reason));
     return true;
 }
 
@@ -258,7 +247,7 @@ bool record_validate(const GameRecord *r, PosError *err)
     /* A Position carries its whole history: too large for the stack of a worker thread. */
     Position *pos = malloc(sizeof *pos);
     if (!pos)
-        return fail(err, "out of memory");
+        return ERROR_SET(err, "out of memory");
     bool ok = validate_on(r, pos, err);
     free(pos);
     return ok;

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "evaluate.h"
-#include "movegen.h"
+#include "movepick.h"
 #include "rules.h"
 #include "see.h"
 
@@ -61,86 +61,7 @@ static bool should_stop(Search *s)
     return false;
 }
 
-/* ---- move ordering ---------------------------------------------------------------- */
-
-enum {
-    SCORE_TT = 1 << 30,
-    SCORE_GOOD_CAPTURE = 1 << 28,
-    SCORE_KILLER = 1 << 27,
-    SCORE_COUNTER = (1 << 27) - 2,
-    SCORE_BAD_CAPTURE = -(1 << 28),
-};
-
-typedef struct {
-    MoveList list;
-    int scores[MOVELIST_MAX];
-    int next;
-} Picker;
-
-static inline int mvv_lva(const Position *pos, Move m)
-{
-    return SEE_VALUE[piece_type(pos_piece_on(pos, move_to(m)))] * 8 -
-           SEE_VALUE[piece_type(pos_piece_on(pos, move_from(m)))] / 100;
-}
-
-/* Butterfly history plus the continuation histories of the last two plies. */
-static inline int quiet_score(const Search *s, const Position *pos, Move m, int ply)
-{
-    Piece pc = pos_piece_on(pos, move_from(m));
-    int sc = s->history[pos->side][move_from(m)][move_to(m)];
-    for (int k = 1; k <= 2 && ply - k >= 0; k++)
-        if (s->stack[ply - k].cont)
-            sc += (*s->stack[ply - k].cont)[pc][move_to(m)];
-    return sc;
-}
-
-static void picker_score(const Search *s, const Position *pos, Picker *pk, Move tt_move, int ply,
-                         bool captures_only)
-{
-    const SearchStack *ss = &s->stack[ply];
-    Move prev = ply > 0 ? s->stack[ply - 1].current : MOVE_NONE;
-    Move counter = MOVE_NONE;
-    if (prev != MOVE_NONE && prev != MOVE_NULL)
-        counter = s->counter[pos_piece_on(pos, move_to(prev))][move_to(prev)];
-    for (int i = 0; i < pk->list.count; i++) {
-        Move m = pk->list.moves[i];
-        int sc;
-        if (m == tt_move)
-            sc = SCORE_TT;
-        else if (pos_is_capture(pos, m))
-            sc = mvv_lva(pos, m) +
-                 (captures_only || see_ge(pos, m, 0) ? SCORE_GOOD_CAPTURE : SCORE_BAD_CAPTURE);
-        else if (m == ss->killers[0])
-            sc = SCORE_KILLER;
-        else if (m == ss->killers[1])
-            sc = SCORE_KILLER - 1;
-        else if (m == counter)
-            sc = SCORE_COUNTER;
-        else
-            sc = quiet_score(s, pos, m, ply);
-        pk->scores[i] = sc;
-    }
-    pk->next = 0;
-}
-
-/* Selection sort, one move at a time: most nodes cut off after a few moves. */
-static Move picker_next(Picker *pk)
-{
-    if (pk->next >= pk->list.count)
-        return MOVE_NONE;
-    int best = pk->next;
-    for (int i = pk->next + 1; i < pk->list.count; i++)
-        if (pk->scores[i] > pk->scores[best])
-            best = i;
-    Move m = pk->list.moves[best];
-    int sc = pk->scores[best];
-    pk->list.moves[best] = pk->list.moves[pk->next];
-    pk->scores[best] = pk->scores[pk->next];
-    pk->list.moves[pk->next] = m;
-    pk->scores[pk->next] = sc;
-    pk->next++;
-    return m;
-}
+/* ---- what a cut-off teaches the move ordering -------------------------------------- */
 
 static inline void history_update(int16_t *h, int bonus)
 {
@@ -208,14 +129,38 @@ static bool rule_cutoff(Search *s, int ply, Value *alpha, Value *beta, Value *v)
     return false;
 }
 
+/* ---- making a move in the tree ---------------------------------------------------- */
+
+/* The PV of the node at ss: move m, then the child's PV. */
+static void pv_update(SearchStack *ss, Move m)
+{
+    ss->pv[0] = m;
+    int n = ss[1].pv_len;
+    if (n > MAX_PLY - 1)
+        n = MAX_PLY - 1;
+    memcpy(ss->pv + 1, ss[1].pv, (size_t)n * sizeof(Move));
+    ss->pv_len = n + 1;
+}
+
+/* Makes m at ply, noting it and its continuation history for the plies below. */
+static inline void make_move(Search *s, int ply, Move m)
+{
+    Position *pos = &s->pos;
+    s->stack[ply].cont = &s->cont_history[pos_piece_on(pos, move_from(m))][move_to(m)];
+    pos_do_move(pos, m);
+    s->stack[ply].current = m;
+}
+
 /* ---- quiescence ----------------------------------------------------------------- */
 
 /* qdepth counts the plies since the main search ended: its first ply also tries quiet
- * checks, so that mates and forks by check are not cut off at the horizon. */
+ * checks, so that mates and forks by check are not cut off at the horizon. The main
+ * search keeps no PV below its horizon; search_quiescence asks for one (qsearch_pv). */
 static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
 {
     Position *pos = &s->pos;
     bool pv_node = beta - alpha > 1;
+    s->stack[ply].pv_len = 0;
     s->nodes++;
     if (ply > s->seldepth)
         s->seldepth = ply;
@@ -250,31 +195,15 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
             alpha = best;
     }
 
-    Picker pk;
-    if (in_check)
-        gen_legal(pos, &pk.list);
-    else
-        gen_captures(pos, &pk.list);
-    if (in_check && pk.list.count == 0)
+    MovePicker mp;
+    int ncaptures = movepick_init_quiescence(&mp, s, pos, tte.move, ply, !in_check && qdepth == 0);
+    if (in_check && ncaptures == 0)
         return value_mated_in(ply);
-    picker_score(s, pos, &pk, tte.move, ply, true);
-    int ncaptures = pk.list.count;
-    if (!in_check && qdepth == 0) {
-        MoveList quiets;
-        gen_quiets(pos, &quiets);
-        for (int i = 0; i < quiets.count; i++) {
-            Move q = quiets.moves[i];
-            if (pos_gives_check(pos, q) && see_ge(pos, q, 0)) {
-                pk.scores[pk.list.count] = -1;
-                pk.list.moves[pk.list.count++] = q;
-            }
-        }
-    }
 
     Move best_move = MOVE_NONE;
     Move m;
-    while ((m = picker_next(&pk)) != MOVE_NONE) {
-        if (!in_check && pk.next <= ncaptures) {
+    while ((m = movepick_next(&mp)) != MOVE_NONE) {
+        if (!in_check && mp.next <= ncaptures) {
             /* a capture that cannot lift the score to alpha, or loses material, waits */
             Value gain = SEE_VALUE[piece_type(pos_piece_on(pos, move_to(m)))];
             if (stand_pat + gain + 150 <= alpha)
@@ -282,9 +211,7 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
             if (!see_ge(pos, m, 0))
                 continue;
         }
-        s->stack[ply].cont = &s->cont_history[pos_piece_on(pos, move_from(m))][move_to(m)];
-        pos_do_move(pos, m);
-        s->stack[ply].current = m;
+        make_move(s, ply, m);
         Value v = -qsearch(s, -beta, -alpha, ply + 1, qdepth + 1);
         pos_undo_move(pos);
         if (s->aborted)
@@ -293,6 +220,8 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
             best = v;
             if (v > alpha) {
                 best_move = m;
+                if (pv_node && s->qsearch_pv)
+                    pv_update(&s->stack[ply], m);
                 if (v >= beta)
                     break;
                 alpha = v;
@@ -312,16 +241,6 @@ static bool has_attackers(const Position *pos, Color c)
 {
     return (pos_pieces(pos, c, CHARIOT) | pos_pieces(pos, c, HORSE) |
             pos_pieces(pos, c, CANNON)) != 0;
-}
-
-static void pv_update(SearchStack *ss, Move m)
-{
-    ss->pv[0] = m;
-    int n = ss[1].pv_len;
-    if (n > MAX_PLY - 1)
-        n = MAX_PLY - 1;
-    memcpy(ss->pv + 1, ss[1].pv, (size_t)n * sizeof(Move));
-    ss->pv_len = n + 1;
 }
 
 static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool cut_node)
@@ -409,10 +328,9 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     if (depth >= 4 && tt_move == MOVE_NONE && (pv_node || cut_node))
         depth--;
 
-    Picker pk;
-    if (gen_legal(pos, &pk.list) == 0)
+    MovePicker mp;
+    if (movepick_init(&mp, s, pos, tt_move, ply) == 0)
         return value_mated_in(ply); /* checkmate or stalemate: both lose */
-    picker_score(s, pos, &pk, tt_move, ply, false);
     s->stack[ply + 1].killers[0] = s->stack[ply + 1].killers[1] = MOVE_NONE;
 
     Value best = -VALUE_INFINITE;
@@ -421,10 +339,10 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     int nquiets = 0, move_count = 0;
     Value old_alpha = alpha;
 
-    while ((m = picker_next(&pk)) != MOVE_NONE) {
+    while ((m = movepick_next(&mp)) != MOVE_NONE) {
         move_count++;
         bool capture = pos_is_capture(pos, m);
-        int hist = capture ? 0 : quiet_score(s, pos, m, ply);
+        int hist = capture ? 0 : movepick_quiet_score(s, pos, m, ply);
 
         /* shallow pruning, once a move has kept us from being mated */
         if (!root && best > VALUE_MATED_IN_MAX_PLY && !in_check) {
@@ -445,10 +363,8 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
         /* check extension for checks that do not hang the checking piece, bounded so
          * perpetual-check lines cannot run away */
         bool extend = ply < 2 * s->root_depth && pos_gives_check(pos, m) && see_ge(pos, m, 0);
-        ss->cont = &s->cont_history[pos_piece_on(pos, move_from(m))][move_to(m)];
-        pos_do_move(pos, m);
+        make_move(s, ply, m);
         tt_prefetch(s->tt, pos_key(pos));
-        ss->current = m;
         bool gives_check = pos_in_check(pos);
         int new_depth = depth - 1 + extend;
 
@@ -478,7 +394,6 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
         pos_undo_move(pos);
         if (s->aborted)
             return VALUE_ZERO;
-
         if (v > best) {
             best = v;
             if (v > alpha) {
@@ -521,8 +436,9 @@ static void report(Search *s, const SearchCallbacks *cb, int depth, Value v, Bou
     cb->on_info(cb->ctx, &info);
 }
 
-SearchResult search_run(Search *s, const Position *root, const SearchLimits *limits,
-                        const SearchCallbacks *cb)
+/* What every search starts from: the root, the limits, a new TT generation and an
+ * empty stack. */
+static void search_start(Search *s, const Position *root, const SearchLimits *limits)
 {
     s->start_ms = time_now_ms();
     pos_copy(&s->pos, root);
@@ -534,6 +450,27 @@ SearchResult search_run(Search *s, const Position *root, const SearchLimits *lim
     memset(s->stack, 0, sizeof s->stack);
     for (int i = 0; i < MAX_PLY + 4; i++)
         s->stack[i].static_eval = VALUE_NONE;
+}
+
+Value search_quiescence(Search *s, const Position *pos, bool quiet_checks, Move *pv, int *pv_len)
+{
+    SearchLimits none;
+    time_limits_clear(&none);
+    search_start(s, pos, &none);
+    s->seldepth = 0;
+    s->root_depth = 0;
+    s->qsearch_pv = true;
+    Value v = qsearch(s, -VALUE_INFINITE, VALUE_INFINITE, 0, quiet_checks ? 0 : 1);
+    s->qsearch_pv = false;
+    *pv_len = s->stack[0].pv_len;
+    memcpy(pv, s->stack[0].pv, (size_t)*pv_len * sizeof(Move));
+    return v;
+}
+
+SearchResult search_run(Search *s, const Position *root, const SearchLimits *limits,
+                        const SearchCallbacks *cb)
+{
+    search_start(s, root, limits);
 
     SearchResult res = {MOVE_NONE, MOVE_NONE, VALUE_ZERO, 0, 0, 0};
     MoveList legal;

@@ -67,6 +67,7 @@ typedef struct Search {
     int seldepth;
     int root_depth;
     bool aborted;
+    bool qsearch_pv; /* quiescence keeps a PV too (search_quiescence) */
     int16_t history[COLOR_NB][SQUARE_NB][SQUARE_NB];
     Move counter[PIECE_NB][SQUARE_NB];
     PieceToHistory cont_history[PIECE_NB][SQUARE_NB];
@@ -86,6 +87,20 @@ void search_clear(Search *s);
  */
 SearchResult search_run(Search *s, const Position *pos, const SearchLimits *limits,
                         const SearchCallbacks *cb);
+
+/*
+ * The quiescence search alone, from pos (copied) with a full window: returns its value
+ * for the side to move and fills pv (room for MAX_PLY moves) with its principal
+ * variation, *pv_len moves. It searches captures, and every evasion when in check; the
+ * line ends where the static evaluation stands, in mate, or in a verdict of the rules.
+ * With quiet_checks its first ply also tries the quiet checks, as at the main search's
+ * horizon. Without them it is the search that runs below that first ply, and its line
+ * ends in a position that the same search leaves where it is: what the tuner's
+ * resolution needs. Reads and writes the TT like any search: a caller that wants each
+ * position judged alone clears it first.
+ */
+Value search_quiescence(Search *s, const Position *pos, bool quiet_checks, Move *pv,
+                        int *pv_len);
 
 /* Format a score the UCI way: "cp 35" or "mate -3". */
 void search_score_text(Value v, char *buf, int size);

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum { REPORT_COLS_MAX = 8, REPORT_LABEL_SIZE = 40, REPORT_NOTE_SIZE = 512 };
+enum { REPORT_COLS_MAX = 8, REPORT_LABEL_SIZE = 48, REPORT_NOTE_SIZE = 512 };
 
 typedef enum {
     REPORT_PLOT_NONE,    /* text only */

@@ -10,6 +10,8 @@ bindir=${1:-bin}
 . "$(dirname "$0")/support/e2e.sh"
 
 e2e_begin http 14 "$coord" "$worker"
+nodes=2000
+[ "$san" = 1 ] && nodes=1000
 shot_dir=$root/build/http
 chartjs=/usr/share/javascript/chart.js/chart.min.js
 
@@ -36,7 +38,7 @@ json_num() { grep -o "\"$1\":[0-9]*" | head -1 | cut -d: -f2; }
 
 # A run long enough to be watched; stopped by SIGTERM once the checks are done.
 e2e_start_coord live --bind 'tcp://127.0.0.1:*' --http 127.0.0.1:0 --games 2000 \
-    --nodes 2000 --sprt 'elo0=0 elo1=10' --progress-interval 0.5 --out "$tmp/live.h5"
+    --nodes $nodes --sprt 'elo0=0 elo1=10' --progress-interval 0.5 --out "$tmp/live.h5"
 url=$(sed -n 's/.*"event":"http","url":"\([^"]*\)".*/\1/p' "$tmp/live.out")
 [[ $url =~ ^http://127\.0\.0\.1:[1-9][0-9]*/$ ]]
 check "--http 127.0.0.1:0: the coordinator prints the page's address ($url)" $? "$tmp/live.out"

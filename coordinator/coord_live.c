@@ -30,22 +30,12 @@ struct CoordLive {
     char *run;                  /* the "run_id" and "out" members, set once; NULL before */
 };
 
-static char *dup_text(const char *s, size_t len)
-{
-    char *d = malloc(len + 1);
-    if (!d)
-        return NULL;
-    memcpy(d, s, len);
-    d[len] = '\0';
-    return d;
-}
-
 CoordLive *coord_live_new(void)
 {
     CoordLive *live = calloc(1, sizeof *live);
     if (!live || pthread_mutex_init(&live->lock, NULL) != 0)
         COORD_FATAL("out of memory for the live page");
-    live->status = dup_text("{}", 2);
+    live->status = strdup("{}");
     if (!live->status)
         COORD_FATAL("out of memory for the live page");
     live->status_len = 2;
@@ -132,7 +122,7 @@ void coord_live_publish(CoordLive *live, const RunStats *st, const RunStatsConte
 char *coord_live_status(CoordLive *live, size_t *len)
 {
     pthread_mutex_lock(&live->lock);
-    char *copy = dup_text(live->status, live->status_len);
+    char *copy = strndup(live->status, live->status_len);
     *len = live->status_len;
     pthread_mutex_unlock(&live->lock);
     return copy;

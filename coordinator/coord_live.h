@@ -45,7 +45,8 @@ void coord_live_publish(CoordLive *live, const RunStats *st, const RunStatsConte
  * memory. *len gets its length. */
 char *coord_live_status(CoordLive *live, size_t *len);
 
-/* The history as JSON, malloc'ed likewise:
+/* The history as JSON, malloc'ed likewise (NULL, or an exit through StrBuf, when out of
+ * memory):
  *   {"fields":["t","games","elo","elo_error","llr"],"points":[[t,games,elo,err,llr],...]}
  * t in seconds since the session began; elo, elo_error and llr null when unknown. */
 char *coord_live_history(CoordLive *live, size_t *len);

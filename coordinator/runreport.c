@@ -294,10 +294,13 @@ static void score_result_table(const RunReport *rep, ReportTable *t)
         reportpage_row(t, label, v);
     }
     t->k = runreport_fit_k(rep);
-    snprintf(t->note, sizeof t->note,
-             "1 / (1 + exp(-K score)) fits these best at K = %.5f (least squares, weighted by "
-             "positions)",
-             t->k);
+    if (t->k == 0)
+        snprintf(t->note, sizeof t->note, "no scored positions: no K");
+    else
+        snprintf(t->note, sizeof t->note,
+                 "1 / (1 + exp(-K score)) fits these best at K = %.5f (least squares, weighted "
+                 "by positions)",
+                 t->k);
 }
 
 static int gcd(int a, int b)

@@ -74,10 +74,11 @@ PROGRAMS += chuhe-tune
 chuhe-tune_DIR := tuning
 chuhe-tune_PKGS := hdf5-serial ompi-c
 
-# The self-play hub: ZeroMQ server and HDF5 run file (every coordinator/*.c).
+# The self-play hub: ZeroMQ server and HDF5 run file (every coordinator/*.c), and its
+# live page (libmicrohttpd).
 PROGRAMS += chuhe-coordinator
 chuhe-coordinator_DIR := coordinator
-chuhe-coordinator_PKGS := hdf5-serial libzmq
+chuhe-coordinator_PKGS := hdf5-serial libzmq libmicrohttpd
 
 # The MPI worker: compiled and linked with the flags `mpicc -showme` gives (pkg-config
 # ompi-c), plus the wire protocol and key files from contracts/.
@@ -114,7 +115,7 @@ $(CONTRACTS_LIB): $(CONTRACTS_OBJS)
 COORD_SRCS := $(filter-out coordinator/main.c,$(wildcard coordinator/*.c))
 COORD_OBJS := $(COORD_SRCS:%.c=$(BUILDDIR)/%.o)
 COORD_LIB := $(BUILDDIR)/libcoordinator.a
-COORD_PKGS := hdf5-serial libzmq
+COORD_PKGS := hdf5-serial libzmq libmicrohttpd
 
 $(COORD_OBJS): private PKG_CFLAGS = $(call pkg_cflags,$(COORD_PKGS))
 $(COORD_LIB): $(COORD_OBJS)
@@ -216,12 +217,22 @@ $(BUILDDIR)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(COMPILE)
 
+# A text file compiled in as one C string literal, a line a piece.
+EMBED_TEXT = sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/.*/"&\\n"/' $< > $@
+
 # The built-in weights: engine/default.weights compiled in as a string.
 $(GENDIR)/default_weights.inc: engine/default.weights
 	@mkdir -p $(@D)
-	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/.*/"&\\n"/' $< > $@
+	$(EMBED_TEXT)
 
 $(BUILDDIR)/engine/weights.o: $(GENDIR)/default_weights.inc
+
+# The coordinator's live page: coordinator/coord_page.html compiled in the same way.
+$(GENDIR)/coord_page.inc: coordinator/coord_page.html
+	@mkdir -p $(@D)
+	$(EMBED_TEXT)
+
+$(BUILDDIR)/coordinator/coord_http.o: $(GENDIR)/coord_page.inc
 
 $(LIB): $(ENGINE_OBJS)
 	@mkdir -p $(@D)

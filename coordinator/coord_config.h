@@ -93,6 +93,10 @@ typedef struct {
     char pgnout[COORD_PATH_MAX]; /* PGN of every stored game, written at the end; "" none */
     int rating_interval;         /* games between logged rating lines; 0: none */
     char ack_log[COORD_PATH_MAX]; /* a JSON line per ACK sent (coord_acklog.h); "" none */
+    /* The live page (coord_http.h): ADDR:PORT, "" for none; a non-loopback one only with
+     * http_open. */
+    char http[COORD_ENDPOINT_MAX];
+    bool http_open;
 
     /* Security and limits (session settings too). */
     char curve_secret[COORD_PATH_MAX]; /* the coordinator's secret key; "" plain */

@@ -199,6 +199,9 @@ static void progress(CoordHub *h)
     }
     runstats_progress_text(h->run->stats, &cx, line, sizeof line);
     coord_log_progress(line);
+    /* the live page; other state for it (an SPSA run's parameters) goes in for NULL */
+    if (h->run->live)
+        coord_live_publish(h->run->live, h->run->stats, &cx, NULL);
 }
 
 /* Done when the target is reached and every live worker has been told (on a run complete

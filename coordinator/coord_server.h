@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "coord_config.h"
+#include "coord_live.h"
 #include "sched.h"
 #include "runstats.h"
 #include "contracts/runfile.h"
@@ -38,6 +39,7 @@ typedef struct {
     Schedule *sched;
     RunStats *stats;
     uint16_t players[COORD_MAX_ENGINES]; /* run file player id of each engine */
+    CoordLive *live; /* the live page's snapshot, published with each progress line; NULL: none */
 } CoordRun;
 
 typedef enum {

@@ -13,6 +13,7 @@
 #include "coord_auth.h"
 #include "coord_cli.h"
 #include "coord_config.h"
+#include "coord_http.h"
 #include "coord_json.h"
 #include "coord_log.h"
 #include "coord_options.h"
@@ -21,6 +22,7 @@
 #include "runstats.h"
 #include "coord_tools.h"
 #include "export.h"
+#include "runreport.h"
 #include "contracts/keys.h"
 #include "position.h"
 #include "contracts/runfile.h"
@@ -36,6 +38,8 @@ static void usage(FILE *f)
                "                         [--skip-captures] [--max-score CP]  > out.plain\n"
                "       chuhe-coordinator export pgn RUN.h5 [--no-comments]    > out.pgn\n"
                "       chuhe-coordinator verify RUN.h5   replay every stored game\n"
+               "       chuhe-coordinator report RUN.h5 --out DIR [--force]\n"
+               "                         the run's figures: DIR/index.html, PNGs, text\n"
                "       chuhe-coordinator keygen NAME     write a CURVE key pair: NAME.key\n"
                "                         (secret, mode 0600) and NAME.pub\n"
                "       chuhe-coordinator stats --penta LL,LD,D,WD,WW | --wdl W,D,L\n"
@@ -306,6 +310,14 @@ static void write_pgn(RunFile *rf, const char *path)
         coord_log("%" PRIu64 " games written to %s", st.games, path);
 }
 
+/* The live page's end, on every way out of serve. */
+static int serve_end(CoordHttp **http, CoordLive **live, int status)
+{
+    coord_http_stop(http);
+    coord_live_free(live);
+    return status;
+}
+
 static int serve(int argc, char **argv)
 {
     CoordConfig cfg;
@@ -327,13 +339,19 @@ static int serve(int argc, char **argv)
         fprintf(stderr, "chuhe-coordinator: %s\n", cerr.msg);
         return 2;
     }
+    CoordLive *live = cfg.http[0] ? coord_live_new() : NULL;
+    CoordHttp *http = live ? coord_http_start(cfg.http, cfg.http_open, live, &cerr) : NULL;
+    if (live && !http) {
+        fprintf(stderr, "chuhe-coordinator: %s\n", cerr.msg);
+        return serve_end(&http, &live, 2);
+    }
     uint16_t players[COORD_MAX_ENGINES];
     Schedule sched;
     bool exists = access(cfg.out, F_OK) == 0;
     RunFile *rf = exists ? resume_run(&cfg, &given, &sched, players)
                          : create_run(&cfg, &given, &sched, players);
     if (!rf)
-        return 1;
+        return serve_end(&http, &live, 1);
     /* Workers beat between moves only: a move must fit well inside the timeout. */
     double longest_move = 0;
     for (int e = 0; e < cfg.engines; e++) {
@@ -364,10 +382,14 @@ static int serve(int argc, char **argv)
         coord_log("%s", cerr.msg);
         runfile_close(&rf, &err);
         sched_free(&sched);
-        return 1;
+        return serve_end(&http, &live, 1);
     }
     restore(rf, &sched, &stats);
-    CoordRun run = {.cfg = &cfg, .rf = rf, .sched = &sched, .stats = &stats};
+    CoordRun run = {.cfg = &cfg, .rf = rf, .sched = &sched, .stats = &stats, .live = live};
+    if (http) {
+        coord_live_set_run(live, runfile_run_id(rf), runfile_path(rf));
+        coord_http_announce(http, cfg.json);
+    }
     memcpy(run.players, players, sizeof run.players);
     int signo = 0, workers = 0;
     ServeStatus st = coord_server_run(&run, &signo, &workers);
@@ -387,8 +409,8 @@ static int serve(int argc, char **argv)
     sched_free(&sched);
     runstats_free(&stats);
     if (!closed || st == SERVE_FAILED)
-        return 1;
-    return st == SERVE_INTERRUPTED ? 128 + signo : 0;
+        return serve_end(&http, &live, 1);
+    return serve_end(&http, &live, st == SERVE_INTERRUPTED ? 128 + signo : 0);
 }
 
 /* `keygen NAME`: a CURVE key pair for the coordinator or a worker. */
@@ -444,6 +466,8 @@ int main(int argc, char **argv)
         return stats_tool(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "verify"))
         return coord_tool_verify(argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "report"))
+        return runreport_tool(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "keygen"))
         return keygen_tool(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "run"))

@@ -64,7 +64,7 @@ refused "--plot naming the run file is refused" "--plot run.h5: is also an input
 cp run.h5 other.h5
 refused "an HDF5 file is never written, even with --force" "-o other.h5: is an HDF5 run file" \
     run.h5 --force -o other.h5
-"$bindir/chuhe-engine" weights start.weights >/dev/null 2>&1 || printf '# chuhe weights 1\n' >start.weights
+cp "$root/engine/default.weights" start.weights
 refused "--weights named as -o is refused" "-o start.weights: is also an input" \
     run.h5 --force --weights start.weights -o start.weights
 mkdir folder

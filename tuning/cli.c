@@ -67,8 +67,8 @@ static const CliOpt OPTS[] = {
     {"checkpoint-every", 0, INT(ckpt_every, 0, 1000000), "N",
      "epochs between checkpoints (default 1; 0: none)"},
     {"resume", 0, FLAG_ON(resume), NULL,
-     "go on from the checkpoint, and write it (and the TSV)\n"
-     "again as the run goes on"},
+     "go on from the checkpoint: it and the TSV are rewritten\n"
+     "without --force (the weights and the plot need it)"},
     {"force", 0, FLAG_ON(force), NULL,
      "replace output files that exist (never a run file or\n"
      "an input of the command)"},
@@ -102,7 +102,9 @@ static const CliOpt OPTS[] = {
     {"lambda", 0, REAL(lambda, 0, 1), "L",
      "label = L * sigmoid(K * score) + (1 - L) * result\n"
      "(default 0.5)"},
-    {"epochs", 0, INT(train.epochs, 0, 100000000), "N", "(default 200)"},
+    {"epochs", 0, INT(train.epochs, 0, 100000000), "N",
+     "(default 200); row N of the epoch table holds the losses\n"
+     "after N epochs (row 0: the starting weights)"},
     {"batch", 0, U64(train.batch, 0, U64_ANY), "N",
      "positions per Adam step (default 0: full batch)"},
     {"lr", 0, REAL(train.lr, 1e-6, 1e6), "X", "Adam step size in centi-soldiers (default 1)"},

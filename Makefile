@@ -182,9 +182,10 @@ $(TOOL_BINS): $(BINDIR)/tests/tools/%: $(BUILDDIR)/tests/tools/%.o $(COORD_LIB) 
 	@mkdir -p $(@D)
 	$(LINK)
 
-# test_tune also links the tuner's modules (libtune.a, no MPI).
-$(BINDIR)/tests/test_tune: $(TUNE_LIB)
-$(BINDIR)/tests/test_tune: private LOCAL_LIBS = $(TUNE_LIB) $(COORD_LIB) $(CONTRACTS_LIB)
+# test_tune and test_tune_* also link the tuner's modules (libtune.a, no MPI).
+TUNE_TEST_BINS := $(filter $(BINDIR)/tests/test_tune%,$(TEST_BINS))
+$(TUNE_TEST_BINS): $(TUNE_LIB)
+$(TUNE_TEST_BINS): private LOCAL_LIBS = $(TUNE_LIB) $(COORD_LIB) $(CONTRACTS_LIB)
 
 # test_exttrans also links the worker's protocol text module (no MPI, no ZeroMQ).
 $(BINDIR)/tests/test_exttrans: $(BUILDDIR)/worker/exttrans.o

@@ -103,21 +103,25 @@ check "mini-batches with validation: 1 and 2 ranks give the same weights and los
 $o2
 $(same_losses "$tmp/mb1.weights.tsv" "$tmp/mb2.weights.tsv")"
 
-# Interrupted after 4 epochs and resumed to 8 (on 2 ranks): the same run.
+# Interrupted after 4 epochs and resumed to 8 (on 2 ranks): the same run. The first run
+# wrote its weights, which the resumed one replaces: --force.
 o1=$(mpi 2 "${common[@]}" --epochs 4 -o "$tmp/res.weights" "$tmp/run.h5" 2>&1) &&
-    o2=$(mpi 2 "${common[@]}" --resume -o "$tmp/res.weights" "$tmp/run.h5" 2>&1) &&
+    o2=$(mpi 2 "${common[@]}" --resume --force -o "$tmp/res.weights" "$tmp/run.h5" 2>&1) &&
     grep -q 'resumed from .* after epoch 4' <<<"$o2" &&
     cmp -s "$tmp/res.weights" "$tmp/np2.weights" &&
     same_losses "$tmp/res.weights.tsv" "$tmp/np2.weights.tsv" >/dev/null
 check "--resume after 4 of 8 epochs equals the uninterrupted run" $? "$o1
 $o2"
 
-o=$(mpi 1 "${common[@]}" --resume --lr 1 -o "$tmp/res.weights" "$tmp/run.h5" 2>&1)
+o=$(mpi 1 "${common[@]}" --resume --force --lr 1 -o "$tmp/res.weights" "$tmp/run.h5" 2>&1)
 [ $? -ne 0 ] && grep -q 'other settings' <<<"$o"
 check "--resume with another learning rate is refused" $? "$o"
 
+# 4 epochs: the rows of the weights after 0 (the start) to 4 epochs.
 rows=$(($(wc -l <"$tmp/mb1.weights.tsv") - 1))
-[ "$rows" -eq 4 ] && head -1 "$tmp/mb1.weights.tsv" | grep -q "^epoch	train_loss	valid_loss	seconds$" &&
+[ "$rows" -eq 5 ] && head -1 "$tmp/mb1.weights.tsv" | grep -q "^epoch	train_loss	valid_loss	seconds$" &&
+    [ "$(sed -n '2s/\t.*//p' "$tmp/mb1.weights.tsv")" = 0 ] &&
+    grep -Eq '^ +0 +0\.[0-9]+ +0\.[0-9]+ +[0-9.]+  start$' <<<"$omb" &&
     grep -Eq '^ +4 +0\.[0-9]+ +0\.[0-9]+ +[0-9.]+$' <<<"$omb" &&
     grep -q 'parameters changed; the [0-9]* that moved most' <<<"$out1" &&
     grep -Eq '^  [a-z_]+(\[[a-z0-9]+\])? +-?[0-9]+/-?[0-9]+ +-?[0-9]+/-?[0-9]+$' <<<"$out1"

@@ -175,7 +175,7 @@ static bool eligible(Loader *L, const RunPosition *r)
         return L->st.opening++, false;
     if (r->flags & RECORD_FLAG_IN_CHECK)
         return L->st.in_check++, false;
-    if (r->score > o->max_score || r->score < -o->max_score)
+    if (o->max_score > 0 && (r->score > o->max_score || r->score < -o->max_score))
         return L->st.big_score++, false;
     if (!o->qresolve && ((r->flags & RECORD_FLAG_CAPTURE) ||
                          (r->best != MOVE_NONE && packed_piece(&r->board, move_to(r->best)))))

@@ -137,6 +137,12 @@ stored_of() {
 # the pids of the ranks started with output LOG: LOG
 ranks_of() { sed -n 's/.*: rank [0-9]* of 2, pid \([0-9]*\), connecting.*/\1/p' "$tmp/$1.out" | sort -n | xargs; }
 clog() { grep -v '^pairs ' "$tmp/coord.err"; } # the coordinator's log without live lines
+# How many of HOST's two ranks (or of those with the pids PIDS) have a line in the
+# coordinator's log that goes on with TEXT after the rank's name: HOST TEXT ["PID PID"]
+ranks_logged() {
+    local pids=${3:-[0-9]*}
+    clog | grep "rank [01]/2 on $1 (pid \(${pids// /\\|}\))$2" | grep -o 'rank [01]/2' | sort -u | wc -l
+}
 
 # ---- the network ----
 before=$(links root)
@@ -184,8 +190,8 @@ start_host "$ns_b" hostB b
 bpid=$hpid
 both_stored() { [ "$(stored_of hostA)" -ge 2 ] && [ "$(stored_of hostB)" -ge 2 ]; }
 poll_until 90 both_stored
-[ $? -eq 0 ] && [ "$(clog | grep -c 'worker joined: rank [01]/2 on hostA (pid [0-9]*), version .*, key workers$')" = 2 ] &&
-    [ "$(clog | grep -c 'worker joined: rank [01]/2 on hostB (pid [0-9]*), version .*, key workers$')" = 2 ]
+[ $? -eq 0 ] && [ "$(ranks_logged hostA ', version .*, key workers$')" = 2 ] &&
+    [ "$(ranks_logged hostB ', version .*, key workers$')" = 2 ]
 check "both hosts' ranks join with the workers' key and store games (hostA $(stored_of hostA), hostB $(stored_of hostB))" \
     $? "$(clog; cat "$tmp/a.out" "$tmp/b.out")"
 section "both hosts playing"
@@ -215,14 +221,14 @@ new_b_stored() {
     [ "$(echo "$new_b" | wc -w)" = 2 ] && [ "$(stored_of hostB "$new_b")" -ge 1 ]
 }
 poll_until "$(left_s 1)" new_b_stored # within the outage, a second to spare
-[ $? -eq 0 ] && [ "$(clog | grep -c "worker joined: rank [01]/2 on hostB (pid \(${new_b// /\\|}\)),")" = 2 ] &&
+[ $? -eq 0 ] && [ "$(ranks_logged hostB ', version .*, key workers$' "$new_b")" = 2 ] &&
     ip -n "$ns_a" link show "$ha" | grep -q 'state DOWN'
 check "while host A is cut off, host B's restarted ranks (pids $new_b) join and store games ($(stored_of hostB "${new_b:-0}"))" \
     $? "$(clog; cat "$tmp/b2.out")"
 
 # the coordinator hears nothing from host A: past --heartbeat-timeout its pairs go back
 # in the queue
-a_silent() { [ "$(clog | grep -c 'rank [01]/2 on hostA (pid [0-9]*) silent for [0-9]* s')" = 2 ]; }
+a_silent() { [ "$(ranks_logged hostA ' silent for [0-9]* s')" = 2 ]; }
 poll_until "$(left_s 0)" a_silent
 [ $? -eq 0 ] && ip -n "$ns_a" link show "$ha" | grep -q 'state DOWN'
 check "host A's ranks, cut off, fall silent and lose their pairs to the queue" $? \
@@ -246,7 +252,7 @@ progress_after_up() {
 }
 poll_until 10 progress_after_up
 a_back=
-back() { [ "$(clog | grep -c 'rank [01]/2 on hostA (pid [0-9]*) is back$')" = 2 ]; }
+back() { [ "$(ranks_logged hostA ' is back$')" = 2 ]; }
 new_a=0
 a_new_pairs() {
     new_a=$(grep '"status":"stored","worker":"rank [01]/2 on hostA ' "$acks" |

@@ -4,10 +4,10 @@
  * it stores measured.
  *
  *   ingest_load [options] ENDPOINT SOURCE.h5
- *     --workers M        simulated workers, each its own DEALER socket (default 16)
+ *     --workers M        simulated workers, each its own DEALER socket (default 32)
  *     --procs P          processes the workers are spread over (default 2)
  *     --inflight N       pairs a worker holds unacknowledged before it asks for no more
- *                        (default 4; the coordinator's --max-inflight must allow it)
+ *                        (default 2; the coordinator's --max-inflight must allow it)
  *     --coordinator PID  the coordinator's process, whose CPU time is reported
  *     --wait S           give up when a process has heard nothing for S seconds (30)
  *
@@ -25,6 +25,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -471,9 +472,11 @@ static double proc_cpu(long pid)
     fclose(f);
     text[n] = '\0';
     char *c = strrchr(text, ')'); /* the command name may hold blanks */
+    char state;
     unsigned long long ut, st;
-    if (!c || sscanf(c + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
-                     &st) != 2)
+    if (!c || sscanf(c + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &state,
+                     &ut, &st) != 3 ||
+        state == 'Z') /* an ended process counts its threads no more */
         return -1;
     return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
@@ -501,7 +504,7 @@ static void usage(void)
 
 static void parse(int argc, char **argv, Options *o)
 {
-    *o = (Options){.workers = 16, .procs = 2, .inflight = 4, .wait_s = 30};
+    *o = (Options){.workers = 32, .procs = 2, .inflight = 2, .wait_s = 30};
     int a = 1;
     for (; a + 1 < argc && !strncmp(argv[a], "--", 2); a += 2) {
         const char *v = argv[a + 1];
@@ -527,6 +530,53 @@ static void parse(int argc, char **argv, Options *o)
     o->source = argv[a + 1];
 }
 
+/* Reads each process's report as it comes, and samples the coordinator's CPU time every
+ * 100 ms meanwhile: *cpu is the last sample taken while it ran, for it may end as soon
+ * as its workers are told DONE. */
+static bool collect(const int *fds, int n, long coordinator, Report *sum, float **lat,
+                    double *cpu)
+{
+    struct pollfd pf[PROCS_MAX];
+    for (int k = 0; k < n; k++)
+        pf[k] = (struct pollfd){fds[k], POLLIN, 0};
+    size_t latcap = 0;
+    bool ok = true;
+    for (int left = n; left > 0;) {
+        if (poll(pf, (nfds_t)n, 100) < 0 && errno != EINTR)
+            die("poll: %s", strerror(errno));
+        double c = proc_cpu(coordinator);
+        if (c >= 0)
+            *cpu = c;
+        for (int k = 0; k < n; k++) {
+            if (pf[k].fd < 0 || !pf[k].revents)
+                continue;
+            Report r;
+            if (!read_all(pf[k].fd, &r, sizeof r) ||
+                !array_reserve((void **)lat, &latcap, sum->nlat + r.nlat + 1, sizeof **lat,
+                               4096) ||
+                !read_all(pf[k].fd, *lat + sum->nlat, r.nlat * sizeof **lat)) {
+                fprintf(stderr, "ingest_load: load process %d sent no report\n", k);
+                ok = false;
+            } else {
+                sum->stored += r.stored;
+                sum->positions += r.positions;
+                sum->duplicates += r.duplicates;
+                sum->rejected += r.rejected;
+                sum->errors += r.errors;
+                sum->nlat += r.nlat;
+                if (r.first_send && (!sum->first_send || r.first_send < sum->first_send))
+                    sum->first_send = r.first_send;
+                if (r.last_ack > sum->last_ack)
+                    sum->last_ack = r.last_ack;
+            }
+            close(pf[k].fd);
+            pf[k].fd = -1;
+            left--;
+        }
+    }
+    return ok;
+}
+
 static void print_figures(const Options *o, const Report *sum, float *lat, double cpu,
                           double wall, double gen_cpu)
 {
@@ -543,15 +593,16 @@ static void print_figures(const Options *o, const Report *sum, float *lat, doubl
     printf("rate: %.0f games/s, %.0f positions/s\n", gps, pps);
     printf("ACK latency: p50 %.1f ms, p99 %.1f ms, max %.1f ms\n", p50, p99,
            sum->nlat ? (double)lat[sum->nlat - 1] : 0.0);
+    /* CPU shares over the time games were stored: the coordinator idles before and after */
     char core[96] = "";
-    if (cpu >= 0 && wall > 0) {
-        printf("coordinator CPU: %.2f s in %.2f s (%.0f%% of a core), %.0f positions per CPU "
-               "second\n",
-               cpu, wall, 100 * cpu / wall, cpu > 0 ? (double)sum->positions / cpu : 0);
-        snprintf(core, sizeof core, ", coordinator %.0f%% of a core", 100 * cpu / wall);
+    if (cpu >= 0 && span > 0) {
+        printf("coordinator CPU: %.2f s (%.0f%% of a core while storing), %.0f positions per "
+               "CPU second\n",
+               cpu, 100 * cpu / span, cpu > 0 ? (double)sum->positions / cpu : 0);
+        snprintf(core, sizeof core, ", coordinator %.0f%% of a core", 100 * cpu / span);
     }
-    printf("load generator CPU: %.2f s (%.0f%% of a core)\n", gen_cpu,
-           wall > 0 ? 100 * gen_cpu / wall : 0);
+    printf("load generator CPU: %.2f s (%.0f%% of a core), %.1f s in all\n", gen_cpu,
+           span > 0 ? 100 * gen_cpu / span : 0, wall);
     printf("ingest: %.0f positions/s, %.0f games/s, ACK p50 %.1f ms p99 %.1f ms%s\n", pps, gps,
            p50, p99, core);
 }
@@ -601,35 +652,14 @@ int main(int argc, char **argv)
 
     Report sum = {0};
     float *lat = NULL;
-    size_t latcap = 0;
-    bool ok = true;
-    for (int k = 0; k < o.procs; k++) {
-        Report r;
-        if (!read_all(fds[k], &r, sizeof r) ||
-            !array_reserve((void **)&lat, &latcap, sum.nlat + r.nlat + 1, sizeof *lat, 4096) ||
-            !read_all(fds[k], lat + sum.nlat, r.nlat * sizeof *lat)) {
-            fprintf(stderr, "ingest_load: load process %d sent no report\n", k);
-            ok = false;
-            continue;
-        }
-        close(fds[k]);
-        sum.stored += r.stored;
-        sum.positions += r.positions;
-        sum.duplicates += r.duplicates;
-        sum.rejected += r.rejected;
-        sum.errors += r.errors;
-        sum.nlat += r.nlat;
-        if (r.first_send && (!sum.first_send || r.first_send < sum.first_send))
-            sum.first_send = r.first_send;
-        if (r.last_ack > sum.last_ack)
-            sum.last_ack = r.last_ack;
-    }
+    double cpu1 = cpu0;
+    bool ok = collect(fds, o.procs, o.coordinator, &sum, &lat, &cpu1);
     for (int k = 0; k < o.procs; k++) {
         int status;
         if (waitpid(pids[k], &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
             ok = false;
     }
-    double cpu1 = proc_cpu(o.coordinator), wall = now_s() - t0;
+    double wall = now_s() - t0;
     struct rusage ru;
     getrusage(RUSAGE_CHILDREN, &ru);
     double gen_cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +

@@ -139,8 +139,8 @@ static void source_load(const char *path, Source *src)
     RunFile *rf = runfile_open_read(path, &err);
     if (!rf)
         die("%s", err.msg);
-    uint64_t n = runfile_game_count(rf);
-    GameRecord **byslot = calloc(2 * (runfile_next_pair_id(rf) + 1), sizeof *byslot);
+    uint64_t n = runfile_game_count(rf), slots = 2 * runfile_next_pair_id(rf);
+    GameRecord **byslot = calloc(slots + 2, sizeof *byslot);
     if (!byslot)
         die("%s", "out of memory");
     size_t cap = 0;
@@ -161,11 +161,25 @@ static void source_load(const char *path, Source *src)
             die("%s", "out of memory");
         src->pairs[src->n++] = (SourcePair){record_key(pair[0]), {pair[0], pair[1]}, 0};
     }
+    for (uint64_t k = 0; k < slots; k += 2) /* the halves of incomplete pairs */
+        if (!byslot[k] || !byslot[k + 1]) {
+            free(byslot[k]);
+            free(byslot[k + 1]);
+        }
     free(byslot);
     runfile_close(&rf, NULL);
     if (!src->n)
         die("%s: no complete pair to play back", path);
     qsort(src->pairs, src->n, sizeof *src->pairs, by_key);
+}
+
+static void source_free(Source *src)
+{
+    for (size_t i = 0; i < src->n; i++) {
+        free((GameRecord *)src->pairs[i].game[0]);
+        free((GameRecord *)src->pairs[i].game[1]);
+    }
+    free(src->pairs);
 }
 
 /* A source pair that played the WORK's opening, taking turns among several. */
@@ -666,5 +680,6 @@ int main(int argc, char **argv)
                      (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
     print_figures(&o, &sum, lat, cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : -1, wall, gen_cpu);
     free(lat);
+    source_free(&src);
     return ok && !sum.rejected && !sum.errors && sum.stored ? 0 : 1;
 }

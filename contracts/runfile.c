@@ -207,8 +207,8 @@ static bool pack_positions(RunFile *rf, const GameRecord *rec, const PackedPos *
 }
 
 static bool append_impl(RunFile *rf, const GameRecord *rec, const PackedPos *boards,
-                        uint64_t pair_id, unsigned gip, uint16_t red, uint16_t black,
-                        uint32_t rank, uint64_t *game_id, RunError *err)
+                        uint64_t pair_id, unsigned gip, uint16_t red, uint16_t black, uint32_t rank,
+                        uint64_t *game_id, RunError *err)
 {
     uint64_t id = rf->ngames, stored_as;
     if (!writable(rf, err))
@@ -320,8 +320,8 @@ bool runfile_append_game(RunFile *rf, const GameRecord *rec, uint64_t pair_id,
 }
 
 bool runfile_append_validated(RunFile *rf, const GameRecord *rec, const PackedPos *boards,
-                              uint64_t pair_id, unsigned game_in_pair, uint16_t red,
-                              uint16_t black, uint32_t rank, uint64_t *game_id, RunError *err)
+                              uint64_t pair_id, unsigned game_in_pair, uint16_t red, uint16_t black,
+                              uint32_t rank, uint64_t *game_id, RunError *err)
 {
     return append_quiet(rf, rec, boards, pair_id, game_in_pair, red, black, rank, game_id, err);
 }

@@ -167,8 +167,8 @@ bool runfile_append_game(RunFile *rf, const GameRecord *rec, uint64_t pair_id,
  * in: each game is replayed once, by the validation.
  */
 bool runfile_append_validated(RunFile *rf, const GameRecord *rec, const PackedPos *boards,
-                              uint64_t pair_id, unsigned game_in_pair, uint16_t red,
-                              uint16_t black, uint32_t rank, uint64_t *game_id, RunError *err);
+                              uint64_t pair_id, unsigned game_in_pair, uint16_t red, uint16_t black,
+                              uint32_t rank, uint64_t *game_id, RunError *err);
 
 /*
  * Writes the buffered rows, then H5Fflush and fsync: on return every appended game is

@@ -26,7 +26,8 @@ typedef enum { ACCEPT_STORE, ACCEPT_ADOPT, ACCEPT_DUPLICATE, ACCEPT_REJECT } Acc
  * position before each of its plies in boards (g->rec.nplies entries), packed by the
  * replay that validated it, for runfile_append_validated.
  */
-AcceptVerdict coord_accept_game(const CoordConfig *cfg, RunFile *rf, Schedule *sched, const ProtoGame *g,
-                                uint64_t *game_id, PackedPos *boards, char *why, size_t size);
+AcceptVerdict coord_accept_game(const CoordConfig *cfg, RunFile *rf, Schedule *sched,
+                                const ProtoGame *g, uint64_t *game_id, PackedPos *boards, char *why,
+                                size_t size);
 
 #endif

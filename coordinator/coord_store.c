@@ -53,8 +53,7 @@ static bool append(CoordHub *h, int i, const ProtoGame *g, const PackedPos *boar
     int red = engine[g->game_in_pair], black = engine[1 - g->game_in_pair];
     RunError rerr;
     if (runfile_append_validated(run->rf, &g->rec, boards, g->pair_id, g->game_in_pair,
-                                 run->players[red], run->players[black], g->worker_rank, id,
-                                 &rerr))
+                                 run->players[red], run->players[black], g->worker_rank, id, &rerr))
         return true;
     if (runfile_broken(run->rf)) {
         coord_outbox_stall(h, rerr.msg); /* not the game's fault: it is not acknowledged */

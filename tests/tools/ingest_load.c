@@ -488,8 +488,9 @@ static double proc_cpu(long pid)
     char *c = strrchr(text, ')'); /* the command name may hold blanks */
     char state;
     unsigned long long ut, st;
-    if (!c || sscanf(c + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &state,
-                     &ut, &st) != 3 ||
+    if (!c ||
+        sscanf(c + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &state, &ut, &st) !=
+            3 ||
         state == 'Z') /* an ended process counts its threads no more */
         return -1;
     return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
@@ -547,8 +548,7 @@ static void parse(int argc, char **argv, Options *o)
 /* Reads each process's report as it comes, and samples the coordinator's CPU time every
  * 100 ms meanwhile: *cpu is the last sample taken while it ran, for it may end as soon
  * as its workers are told DONE. */
-static bool collect(const int *fds, int n, long coordinator, Report *sum, float **lat,
-                    double *cpu)
+static bool collect(const int *fds, int n, long coordinator, Report *sum, float **lat, double *cpu)
 {
     struct pollfd pf[PROCS_MAX];
     for (int k = 0; k < n; k++)
@@ -566,8 +566,7 @@ static bool collect(const int *fds, int n, long coordinator, Report *sum, float 
                 continue;
             Report r;
             if (!read_all(pf[k].fd, &r, sizeof r) ||
-                !array_reserve((void **)lat, &latcap, sum->nlat + r.nlat + 1, sizeof **lat,
-                               4096) ||
+                !array_reserve((void **)lat, &latcap, sum->nlat + r.nlat + 1, sizeof **lat, 4096) ||
                 !read_all(pf[k].fd, *lat + sum->nlat, r.nlat * sizeof **lat)) {
                 fprintf(stderr, "ingest_load: load process %d sent no report\n", k);
                 ok = false;
@@ -591,8 +590,8 @@ static bool collect(const int *fds, int n, long coordinator, Report *sum, float 
     return ok;
 }
 
-static void print_figures(const Options *o, const Report *sum, float *lat, double cpu,
-                          double wall, double gen_cpu)
+static void print_figures(const Options *o, const Report *sum, float *lat, double cpu, double wall,
+                          double gen_cpu)
 {
     double span = sum->last_ack > sum->first_send ? sum->last_ack - sum->first_send : 0;
     double pps = span > 0 ? (double)sum->positions / span : 0;
@@ -617,8 +616,8 @@ static void print_figures(const Options *o, const Report *sum, float *lat, doubl
     }
     printf("load generator CPU: %.2f s (%.0f%% of a core), %.1f s in all\n", gen_cpu,
            span > 0 ? 100 * gen_cpu / span : 0, wall);
-    printf("ingest: %.0f positions/s, %.0f games/s, ACK p50 %.1f ms p99 %.1f ms%s\n", pps, gps,
-           p50, p99, core);
+    printf("ingest: %.0f positions/s, %.0f games/s, ACK p50 %.1f ms p99 %.1f ms%s\n", pps, gps, p50,
+           p99, core);
 }
 
 int main(int argc, char **argv)
@@ -632,8 +631,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < src.n; i++)
         for (int g = 0; g < 2; g++, games++)
             positions += (uint64_t)src.pairs[i].game[g]->nplies;
-    printf("source: %zu pairs (%" PRIu64 " games, %" PRIu64 " positions) from %s\n", src.n,
-           games, positions, o.source);
+    printf("source: %zu pairs (%" PRIu64 " games, %" PRIu64 " positions) from %s\n", src.n, games,
+           positions, o.source);
     fflush(stdout);
 
     int go[2], fds[PROCS_MAX];

@@ -52,13 +52,16 @@ typedef struct {
 
 extern const RunTable RUNCOLS_TABLES[RUNCOLS_NB];
 
-/* An open table: the dataset, the in-memory row type and the rows in the file. The ids
- * are H5I_INVALID_HID while closed. */
+/* An open table: the dataset, the in-memory row type, the rows in the file, and the
+ * transfer list of its reads and writes with its conversion buffers (made at the first
+ * read or write). The ids are H5I_INVALID_HID while closed or not made. */
 typedef struct {
     RunTableId id;
     hid_t dset;
     hid_t memtype;
     uint64_t stored;
+    hid_t dxpl;
+    void *convert;
 } RunDataset;
 
 /* ---- Errors and HDF5's own error printing ---- */
@@ -124,7 +127,7 @@ bool runcols_close(RunDataset *d, const char *path, RunError *err);
 /* Appends n rows after the stored ones with one hyperslab write; d->stored grows by n. */
 bool runcols_append(RunDataset *d, const void *rows, uint64_t n, const char *path, RunError *err);
 /* Reads rows [start, start + n) with one hyperslab read. */
-bool runcols_read(const RunDataset *d, uint64_t start, uint64_t n, void *out, const char *path,
+bool runcols_read(RunDataset *d, uint64_t start, uint64_t n, void *out, const char *path,
                   RunError *err);
 
 #endif

@@ -162,27 +162,37 @@ static int8_t outcome_code(Outcome o)
     return o == OUTCOME_RED_WIN ? 1 : o == OUTCOME_BLACK_WIN ? -1 : 0;
 }
 
-/* Replays the record into position rows at rf->pbuf[rf->npbuf...], without counting them
- * as buffered yet. On failure, why says what is wrong. */
-static bool pack_positions(RunFile *rf, const GameRecord *rec, uint64_t game_id, char *why,
-                           size_t size)
+/*
+ * The position rows of rec at rf->pbuf[rf->npbuf...], not yet counted as buffered. The
+ * boards come from a replay that validated the record (boards given), or from replaying
+ * its moves here, which refuses an illegal one. On failure, why says what is wrong.
+ */
+static bool pack_positions(RunFile *rf, const GameRecord *rec, const PackedPos *boards,
+                           uint64_t game_id, char *why, size_t size)
 {
     PosError perr;
-    if (!pos_set_fen(&rf->pos, rec->start_fen, &perr)) {
+    if (!boards && !pos_set_fen(&rf->pos, rec->start_fen, &perr)) {
         snprintf(why, size, "bad start FEN: %s", perr.msg);
         return false;
     }
     int8_t red_result = outcome_code(rec->outcome);
-    for (int i = 0; i < rec->nplies; i++) {
+    RunPosition *row = &rf->pbuf[rf->npbuf];
+    for (int i = 0; i < rec->nplies; i++, row++) {
         const RecordPly *p = &rec->plies[i];
-        if (!move_is_legal(&rf->pos, p->move)) {
-            char text[5];
-            move_to_text(p->move, text);
-            snprintf(why, size, "ply %d: %s is not legal", i, text);
-            return false;
+        if (boards) {
+            row->board = boards[i];
+        } else {
+            if (!move_is_legal(&rf->pos, p->move)) {
+                char text[5];
+                move_to_text(p->move, text);
+                snprintf(why, size, "ply %d: %s is not legal", i, text);
+                return false;
+            }
+            record_pack(&rf->pos, &row->board);
+            pos_do_move(&rf->pos, p->move);
+            if (pos_history_full(&rf->pos))
+                pos_trim_history(&rf->pos);
         }
-        RunPosition *row = &rf->pbuf[rf->npbuf + (uint64_t)i];
-        record_pack(&rf->pos, &row->board);
         row->game_id = game_id;
         row->ply = (uint16_t)i;
         row->move = p->move;
@@ -190,18 +200,15 @@ static bool pack_positions(RunFile *rf, const GameRecord *rec, uint64_t game_id,
         row->score = p->score;
         row->depth = p->depth;
         row->flags = p->flags;
-        row->result = (int8_t)(rf->pos.side == RED ? red_result : -red_result);
+        row->result = (int8_t)(packed_side(&row->board) == RED ? red_result : -red_result);
         row->nodes = p->nodes;
-        pos_do_move(&rf->pos, p->move);
-        if (pos_history_full(&rf->pos))
-            pos_trim_history(&rf->pos);
     }
     return true;
 }
 
-static bool append_impl(RunFile *rf, const GameRecord *rec, uint64_t pair_id, unsigned gip,
-                        uint16_t red, uint16_t black, uint32_t rank, uint64_t *game_id,
-                        RunError *err)
+static bool append_impl(RunFile *rf, const GameRecord *rec, const PackedPos *boards,
+                        uint64_t pair_id, unsigned gip, uint16_t red, uint16_t black, uint32_t rank,
+                        uint64_t *game_id, RunError *err)
 {
     uint64_t id = rf->ngames, stored_as;
     if (!writable(rf, err))
@@ -236,7 +243,7 @@ static bool append_impl(RunFile *rf, const GameRecord *rec, uint64_t pair_id, un
                        RUNHANDLE_ARRAY_FIRST))
         return ERROR_SET(err, "%s: out of memory", rf->path);
     char why[200];
-    if (!pack_positions(rf, rec, id, why, sizeof why))
+    if (!pack_positions(rf, rec, boards, id, why, sizeof why))
         return ERROR_SET(err, "%s: pair %llu game %u: %s", rf->path, (unsigned long long)pair_id,
                          gip, why);
     RunGameRow *row = &rf->gbuf[rf->ngbuf];
@@ -291,17 +298,32 @@ static bool flush_impl(RunFile *rf, RunError *err)
     return true;
 }
 
-bool runfile_append_game(RunFile *rf, const GameRecord *rec, uint64_t pair_id,
-                         unsigned game_in_pair, uint16_t red, uint16_t black, uint32_t rank,
-                         uint64_t *game_id, RunError *err)
+/* Appends under quiet HDF5 errors, and writes a full buffer out. */
+static bool append_quiet(RunFile *rf, const GameRecord *rec, const PackedPos *boards,
+                         uint64_t pair_id, unsigned gip, uint16_t red, uint16_t black,
+                         uint32_t rank, uint64_t *game_id, RunError *err)
 {
     RunQuiet q = runcols_quiet_begin();
-    bool ok = append_impl(rf, rec, pair_id, game_in_pair, red, black, rank, game_id, err);
+    bool ok = append_impl(rf, rec, boards, pair_id, gip, red, black, rank, game_id, err);
     RunError ignored;
     if (ok && rf->npbuf >= RUNFILE_BATCH_POSITIONS)
         flush_impl(rf, &ignored); /* a failure shows at the caller's next runfile_flush */
     runcols_quiet_end(q);
     return ok;
+}
+
+bool runfile_append_game(RunFile *rf, const GameRecord *rec, uint64_t pair_id,
+                         unsigned game_in_pair, uint16_t red, uint16_t black, uint32_t rank,
+                         uint64_t *game_id, RunError *err)
+{
+    return append_quiet(rf, rec, NULL, pair_id, game_in_pair, red, black, rank, game_id, err);
+}
+
+bool runfile_append_validated(RunFile *rf, const GameRecord *rec, const PackedPos *boards,
+                              uint64_t pair_id, unsigned game_in_pair, uint16_t red, uint16_t black,
+                              uint32_t rank, uint64_t *game_id, RunError *err)
+{
+    return append_quiet(rf, rec, boards, pair_id, game_in_pair, red, black, rank, game_id, err);
 }
 
 bool runfile_flush(RunFile *rf, RunError *err)

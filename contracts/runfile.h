@@ -161,6 +161,16 @@ bool runfile_append_game(RunFile *rf, const GameRecord *rec, uint64_t pair_id,
                          uint64_t *game_id, RunError *err);
 
 /*
+ * runfile_append_game for a record that record_validate_boards accepted, with the boards
+ * it packed: they are stored as given rather than replayed again (the caller vouches
+ * that they are rec's), and everything else is checked as above. The coordinator's way
+ * in: each game is replayed once, by the validation.
+ */
+bool runfile_append_validated(RunFile *rf, const GameRecord *rec, const PackedPos *boards,
+                              uint64_t pair_id, unsigned game_in_pair, uint16_t red, uint16_t black,
+                              uint32_t rank, uint64_t *game_id, RunError *err);
+
+/*
  * Writes the buffered rows, then H5Fflush and fsync: on return every appended game is
  * durable. Acknowledge games to workers only after this succeeds. The space a batch
  * needs is allocated before anything is written, so a full disk, a quota or a file size

@@ -1,6 +1,7 @@
 #include "coord_store.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "coord_accept.h"
 #include "coord_hub.h"
@@ -41,17 +42,18 @@ static void reject(CoordHub *h, int i, const ProtoGame *g, const char *why)
     send_ack(h, i, g, PROTO_ACK_REJECTED, 0);
 }
 
-/* Appends g to the run file as *id; false when it is not stored (rejected, or the run
- * file failed: then the server stalls and the game is not acknowledged). */
-static bool append(CoordHub *h, int i, const ProtoGame *g, uint64_t *id)
+/* Appends g, with the boards its validation packed, to the run file as *id; false when
+ * it is not stored (rejected, or the run file failed: then the server stalls and the
+ * game is not acknowledged). */
+static bool append(CoordHub *h, int i, const ProtoGame *g, const PackedPos *boards, uint64_t *id)
 {
     CoordRun *run = h->run;
     int engine[2]; /* the pair's engines; engine[0] has Red in game 0, Black in game 1 */
     sched_pair_engines(run->sched, g->pair_id, &engine[0], &engine[1]);
     int red = engine[g->game_in_pair], black = engine[1 - g->game_in_pair];
     RunError rerr;
-    if (runfile_append_game(run->rf, &g->rec, g->pair_id, g->game_in_pair, run->players[red],
-                            run->players[black], g->worker_rank, id, &rerr))
+    if (runfile_append_validated(run->rf, &g->rec, boards, g->pair_id, g->game_in_pair,
+                                 run->players[red], run->players[black], g->worker_rank, id, &rerr))
         return true;
     if (runfile_broken(run->rf)) {
         coord_outbox_stall(h, rerr.msg); /* not the game's fault: it is not acknowledged */
@@ -107,14 +109,20 @@ void coord_store_game(CoordHub *h, int i)
 
     uint64_t id = 0;
     char why[600];
-    AcceptVerdict v = accept_game(h->cfg, run->rf, run->sched, g, &id, why, sizeof why);
-    if (v == ACCEPT_DUPLICATE) {
-        run->stats->duplicates++;
-        send_ack(h, i, g, PROTO_ACK_DUPLICATE, id);
-        return;
-    }
-    if (v == ACCEPT_REJECT) {
-        reject(h, i, g, why);
+    /* the game is replayed once, by its validation, which packs the rows stored */
+    PackedPos *boards = malloc((size_t)(g->rec.nplies > 0 ? g->rec.nplies : 1) * sizeof *boards);
+    if (!boards)
+        COORD_FATAL("out of memory for a game");
+    AcceptVerdict v =
+        coord_accept_game(h->cfg, run->rf, run->sched, g, &id, boards, why, sizeof why);
+    if (v == ACCEPT_DUPLICATE || v == ACCEPT_REJECT) {
+        free(boards);
+        if (v == ACCEPT_DUPLICATE) {
+            run->stats->duplicates++;
+            send_ack(h, i, g, PROTO_ACK_DUPLICATE, id);
+        } else {
+            reject(h, i, g, why);
+        }
         return;
     }
     if (v == ACCEPT_ADOPT) {
@@ -124,7 +132,9 @@ void coord_store_game(CoordHub *h, int i)
         if (w->pair < 0)
             w->pair = (int64_t)g->pair_id;
     }
-    if (!append(h, i, g, &id))
+    bool stored = append(h, i, g, boards, &id);
+    free(boards);
+    if (!stored)
         return;
     coord_outbox_appended(h);
     w->stored++;

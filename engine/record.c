@@ -13,11 +13,12 @@ static const char FEN_LETTERS[PIECE_NB] = " KABNRCP?kabnrcp";
 
 void record_pack(const Position *pos, PackedPos *out)
 {
-    memset(out, 0, sizeof *out);
-    for (Square s = 0; s < SQUARE_NB; s++)
-        out->b[s / 2] |= (uint8_t)(pos_piece_on(pos, s) << (s & 1 ? 4 : 0));
+    /* two points a byte, the even one low: SQUARE_NB is even */
+    for (int i = 0; i < SQUARE_NB / 2; i++)
+        out->b[i] = (uint8_t)(pos->board[2 * i] | pos->board[2 * i + 1] << 4);
     out->b[PACKED_SIDE] = (uint8_t)pos->side;
     out->b[PACKED_RULE60] = pos_state(pos)->rule60;
+    out->b[PACKED_RESERVED] = 0;
 }
 
 /* Unpacking goes through a FEN so that a packed position passes exactly the checks a
@@ -176,7 +177,31 @@ static bool runner_result_ok(Reason reason, Outcome o, Color side_to_move)
     return false;
 }
 
-static bool validate_on(const GameRecord *r, Position *pos, PosError *err)
+/* Coordinate text of m in buf, for error messages only: a valid replay writes none. */
+static const char *move_text(Move m, char buf[5])
+{
+    move_to_text(m, buf);
+    return buf;
+}
+
+/*
+ * The rules' verdict before a ply. A legal move to play means the side to move is
+ * neither mated nor stalemated, so then only repetition, the 60-move rule and material
+ * are judged (rules_judge_search at the root: rules_judge_game without its move count);
+ * otherwise the full verdict, so that a move after the end is reported as such.
+ */
+static Verdict judge_before(Position *pos, bool has_move)
+{
+    if (!has_move)
+        return rules_judge_game(pos);
+    Verdict v = {RESULT_NONE, REASON_NONE, 0};
+    RulesBound bound;
+    if (!rules_judge_search(pos, 0, &v, &bound))
+        v.result = RESULT_NONE;
+    return v;
+}
+
+static bool validate_on(const GameRecord *r, Position *pos, PackedPos *boards, PosError *err)
 {
     if (r->nplies < 0 || r->nplies > RECORD_MAX_PLIES)
         return ERROR_SET(err, "record has %d plies (at most %d)", r->nplies, RECORD_MAX_PLIES);
@@ -190,36 +215,43 @@ static bool validate_on(const GameRecord *r, Position *pos, PosError *err)
     if (!pos_set_fen(pos, r->start_fen, &fen_err))
         return ERROR_SET(err, "start FEN: %s", fen_err.msg);
 
+    char text[5];
     for (int i = 0; i < r->nplies; i++) {
         const RecordPly *p = &r->plies[i];
-        char text[5];
-        move_to_text(p->move, text);
         /* Repetitions reach back at most to the last capture, which trimming keeps. */
         if (pos_history_full(pos))
             pos_trim_history(pos);
         if (pos_history_full(pos))
             return ERROR_SET(err, "ply %d: more than %d plies without a capture", i + 1,
                              POS_HISTORY_MAX - 1);
-        Verdict v = rules_judge_game(pos);
+        bool legal = move_is_legal(pos, p->move);
+        Verdict v = judge_before(pos, legal);
         if (v.result != RESULT_NONE)
-            return ERROR_SET(err, "ply %d (%s): the game was already over (%s, %s)", i + 1, text,
+            return ERROR_SET(err, "ply %d (%s): the game was already over (%s, %s)", i + 1,
+                             move_text(p->move, text),
                              outcome_name(record_outcome_from(pos->side, v.result)),
                              rules_reason_name(v.reason));
-        if (!move_is_legal(pos, p->move))
-            return ERROR_SET(err, "ply %d: move %s is illegal", i + 1, text);
-        if (p->best != MOVE_NONE && !move_is_legal(pos, p->best)) {
+        if (!legal)
+            return ERROR_SET(err, "ply %d: move %s is illegal", i + 1, move_text(p->move, text));
+        if (p->best != MOVE_NONE && p->best != p->move && !move_is_legal(pos, p->best)) {
             char best[5];
-            move_to_text(p->best, best);
-            return ERROR_SET(err, "ply %d (%s): best move %s is illegal", i + 1, text, best);
+            return ERROR_SET(err, "ply %d (%s): best move %s is illegal", i + 1,
+                             move_text(p->move, text), move_text(p->best, best));
         }
-        uint8_t expect = record_move_flags(pos, p->move);
         if (p->flags & ~RECORD_FLAGS_ALL)
-            return ERROR_SET(err, "ply %d (%s): unknown flag bits 0x%02x", i + 1, text,
-                             p->flags & ~RECORD_FLAGS_ALL);
-        if ((p->flags & ~RECORD_FLAG_OPENING) != expect)
-            return ERROR_SET(err, "ply %d (%s): flags 0x%02x, but the move has 0x%02x", i + 1, text,
-                             p->flags & ~RECORD_FLAG_OPENING, expect);
+            return ERROR_SET(err, "ply %d (%s): unknown flag bits 0x%02x", i + 1,
+                             move_text(p->move, text), p->flags & ~RECORD_FLAGS_ALL);
+        /* record_move_flags, with GIVES_CHECK read from the position the move makes */
+        uint8_t expect = (uint8_t)((pos_in_check(pos) ? RECORD_FLAG_IN_CHECK : 0) |
+                                   (pos_is_capture(pos, p->move) ? RECORD_FLAG_CAPTURE : 0));
+        if (boards)
+            record_pack(pos, &boards[i]);
         pos_do_move(pos, p->move);
+        if (pos_in_check(pos))
+            expect |= RECORD_FLAG_GIVES_CHECK;
+        if ((p->flags & ~RECORD_FLAG_OPENING) != expect)
+            return ERROR_SET(err, "ply %d (%s): flags 0x%02x, but the move has 0x%02x", i + 1,
+                             move_text(p->move, text), p->flags & ~RECORD_FLAG_OPENING, expect);
     }
 
     if (pos_history_full(pos))
@@ -242,13 +274,18 @@ static bool validate_on(const GameRecord *r, Position *pos, PosError *err)
     return true;
 }
 
-bool record_validate(const GameRecord *r, PosError *err)
+bool record_validate_boards(const GameRecord *r, PackedPos *boards, PosError *err)
 {
     /* A Position carries its whole history: too large for the stack of a worker thread. */
     Position *pos = malloc(sizeof *pos);
     if (!pos)
         return ERROR_SET(err, "out of memory");
-    bool ok = validate_on(r, pos, err);
+    bool ok = validate_on(r, pos, boards, err);
     free(pos);
     return ok;
+}
+
+bool record_validate(const GameRecord *r, PosError *err)
+{
+    return record_validate_boards(r, NULL, err);
 }

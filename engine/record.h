@@ -97,6 +97,14 @@ uint8_t record_move_flags(const Position *pos, Move m);
  */
 bool record_validate(const GameRecord *r, PosError *err);
 
+/*
+ * record_validate, packing on the way the position before each ply into boards, one a
+ * ply (boards may be NULL): the rows the run file stores (runfile_append_validated), so
+ * that a game is replayed once between the wire and the file. On failure the boards
+ * are unspecified.
+ */
+bool record_validate_boards(const GameRecord *r, PackedPos *boards, PosError *err);
+
 /* Outcome from Red's view for a rules verdict given for the side to move. */
 Outcome record_outcome_from(Color side_to_move, Result result);
 /* The result for side c of a game that ended with outcome o (RESULT_NONE for none). */

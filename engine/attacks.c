@@ -130,12 +130,10 @@ void attacks_init(void)
 
     for (int i = 0; i < FILE_NB; i++)
         for (unsigned occ = 0; occ < (1u << FILE_NB); occ++)
-            line_fill(FILE_NB, i, occ, &rank_slide[i][occ], &rank_hit1[i][occ],
-                      &rank_hit2[i][occ]);
+            line_fill(FILE_NB, i, occ, &rank_slide[i][occ], &rank_hit1[i][occ], &rank_hit2[i][occ]);
     for (int i = 0; i < RANK_NB; i++)
         for (unsigned occ = 0; occ < (1u << RANK_NB); occ++)
-            line_fill(RANK_NB, i, occ, &file_slide[i][occ], &file_hit1[i][occ],
-                      &file_hit2[i][occ]);
+            line_fill(RANK_NB, i, occ, &file_slide[i][occ], &file_hit1[i][occ], &file_hit2[i][occ]);
 
     for (unsigned m = 0; m < (1u << RANK_NB); m++)
         for (int r = 0; r < RANK_NB; r++)

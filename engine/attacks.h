@@ -57,8 +57,14 @@ extern Bitboard file_bb[FILE_NB];
 /* A file occupancy (bit = rank) spread onto file a; shift left by the file. */
 extern Bitboard file_spread[1 << RANK_NB];
 
-static inline Bitboard line_on_rank(unsigned mask, int r) { return (Bitboard)mask << (r * FILE_NB); }
-static inline Bitboard line_on_file(unsigned mask, int f) { return file_spread[mask] << f; }
+static inline Bitboard line_on_rank(unsigned mask, int r)
+{
+    return (Bitboard)mask << (r * FILE_NB);
+}
+static inline Bitboard line_on_file(unsigned mask, int f)
+{
+    return file_spread[mask] << f;
+}
 
 /* What a chariot or cannon on s meets along its rank and file, for the line occupancies
  * ro of that rank and fo of that file: the empty points before the first piece, the
@@ -92,7 +98,8 @@ static inline Bitboard between_bb(Square a, Square b)
     }
     int lo = ia < ib ? ia : ib, hi = ia ^ ib ^ lo;
     unsigned mask = ((1u << hi) - 1) & ~((2u << lo) - 1);
-    return sq_rank(a) == sq_rank(b) ? line_on_rank(mask, sq_rank(a)) : line_on_file(mask, sq_file(a));
+    return sq_rank(a) == sq_rank(b) ? line_on_rank(mask, sq_rank(a))
+                                    : line_on_file(mask, sq_file(a));
 }
 
 /* The rank r of an occupancy as a line occupancy (bit = file). */

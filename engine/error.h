@@ -26,7 +26,7 @@ static inline bool error_false(bool formatted)
 }
 
 /* err: a pointer to any struct with a `char msg[N]` member, or NULL. */
-#define ERROR_SET(err, ...)                                                                   \
-    error_false(error_set((err) ? (err)->msg : NULL, sizeof (err)->msg, __VA_ARGS__))
+#define ERROR_SET(err, ...) \
+    error_false(error_set((err) ? (err)->msg : NULL, sizeof(err)->msg, __VA_ARGS__))
 
 #endif

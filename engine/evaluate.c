@@ -32,8 +32,8 @@ static inline void acc_add(Acc *a, Color c, Score s, int term, int param, int n)
 #endif
 }
 
-#define ADD(a, p, c, name, idx, n)                                                            \
-    acc_add((a), (c), (p)->name[(idx)], EVAL_TERM_##name,                                     \
+#define ADD(a, p, c, name, idx, n)                        \
+    acc_add((a), (c), (p)->name[(idx)], EVAL_TERM_##name, \
             (int)(offsetof(EvalParams, name) / sizeof(Score)) + (idx), (n))
 
 /* Red's view of a point: Black's pieces are mirrored top to bottom. */
@@ -61,7 +61,7 @@ int eval_phase(const Position *pos)
 typedef struct {
     Bitboard by_type[COLOR_NB][PIECE_TYPE_NB];
     Bitboard all[COLOR_NB];
-    int palace_units[COLOR_NB]; /* attack units of each side against the other's palace */
+    int palace_units[COLOR_NB];      /* attack units of each side against the other's palace */
     Bitboard cannon_moves[COLOR_NB]; /* quiet cannon destinations (its attacks are captures) */
 } Attacks;
 
@@ -191,8 +191,8 @@ static void eval_safety(const Position *pos, const EvalParams *p, Color c, Acc *
     unsigned ro = pos->rank_occ[kr], fo = pos->file_occ[kf];
     unsigned rh1 = rank_hit1[kf][ro], fh1 = file_hit1[kr][fo];
     Bitboard safe = ~at->all[c] & ~pos->by_color[them];
-    Bitboard rook_lines = line_on_rank(rank_slide[kf][ro] | rh1, kr) |
-                          line_on_file(file_slide[kr][fo] | fh1, kf);
+    Bitboard rook_lines =
+        line_on_rank(rank_slide[kf][ro] | rh1, kr) | line_on_file(file_slide[kr][fo] | fh1, kf);
     /* a cannon checks from beyond the first piece, up to and including the second */
     Bitboard screen_lines =
         line_on_rank((rank_slide[kf][ro & ~rh1] & ~rank_slide[kf][ro] & ~rh1) | rank_hit2[kf][ro],
@@ -221,7 +221,8 @@ static void eval_safety(const Position *pos, const EvalParams *p, Color c, Acc *
         ADD(a, p, them, king_danger, units > 15 ? 15 : units, 1);
     }
     Bitboard file_line = file_bb[sq_file(pos->king_sq[c])];
-    int exposed = bb_count(file_line & (pos_pieces(pos, them, CHARIOT) | pos_pieces(pos, them, CANNON)));
+    int exposed =
+        bb_count(file_line & (pos_pieces(pos, them, CHARIOT) | pos_pieces(pos, them, CANNON)));
     if (exposed)
         ADD(a, p, c, king_exposed_file, 0, exposed);
 

@@ -60,8 +60,8 @@ static GameStatus search_move(GameState *g, GamePlayer *p, GamePlayer *opp, Colo
     if (clocked) {
         limits.time[mover] = g->clock[mover] > 1 ? g->clock[mover] : 1;
         limits.inc[mover] = p->clock_inc_ms;
-        limits.time[them] = opp->clock_base_ms > 0 ? (g->clock[them] > 1 ? g->clock[them] : 1)
-                                                   : limits.time[mover];
+        limits.time[them] =
+            opp->clock_base_ms > 0 ? (g->clock[them] > 1 ? g->clock[them] : 1) : limits.time[mover];
         limits.inc[them] = opp->clock_base_ms > 0 ? opp->clock_inc_ms : p->clock_inc_ms;
     }
     int64_t allowed = clocked           ? g->clock[mover] + p->margin_ms
@@ -74,8 +74,8 @@ static GameStatus search_move(GameState *g, GamePlayer *p, GamePlayer *opp, Colo
         int64_t deadline = allowed >= 0 ? t0 + (allowed > 0 ? allowed : 1)
                                         : t0 + (p->hang_ms > 0 ? p->hang_ms : 60000);
         memset(&res, 0, sizeof res);
-        GameSearchStatus st = p->search(p->search_ctx, r->start_fen, g->moves, r->nplies,
-                                        &limits, deadline, &res);
+        GameSearchStatus st =
+            p->search(p->search_ctx, r->start_fen, g->moves, r->nplies, &limits, deadline, &res);
         if (st == GAME_SEARCH_CRASH || (st == GAME_SEARCH_TIMEOUT && allowed < 0)) {
             *lost = REASON_ENGINE_CRASH;
             return GAME_OK;
@@ -157,8 +157,7 @@ static GameStatus play_on(GameState *g, GamePlayer *red, GamePlayer *black, cons
         return GAME_ERROR;
     }
     if (start.nmoves > max_plies) {
-        ERROR_SET(err, "opening has %d moves, more than the %d-ply limit", start.nmoves,
-                  max_plies);
+        ERROR_SET(err, "opening has %d moves, more than the %d-ply limit", start.nmoves, max_plies);
         return GAME_ERROR;
     }
     record_init(r, game_id, start.fen);

@@ -8,7 +8,10 @@ enum { GEN_CAPTURES = 1, GEN_QUIETS = 2, GEN_ALL = 3 };
 
 #define BOARD_BB ((((Bitboard)1) << SQUARE_NB) - 1)
 
-static inline Bitboard between(Square a, Square b) { return between_bb(a, b); }
+static inline Bitboard between(Square a, Square b)
+{
+    return between_bb(a, b);
+}
 
 /*
  * Whether the general of the side to move is safe after from->to, judged on the
@@ -260,10 +263,22 @@ static inline __attribute__((always_inline)) int generate(const Position *pos, M
     return n;
 }
 
-int gen_legal(const Position *pos, MoveList *list) { return generate(pos, list, GEN_ALL); }
-int gen_captures(const Position *pos, MoveList *list) { return generate(pos, list, GEN_CAPTURES); }
-int gen_quiets(const Position *pos, MoveList *list) { return generate(pos, list, GEN_QUIETS); }
-int gen_count(const Position *pos) { return generate(pos, NULL, GEN_ALL); }
+int gen_legal(const Position *pos, MoveList *list)
+{
+    return generate(pos, list, GEN_ALL);
+}
+int gen_captures(const Position *pos, MoveList *list)
+{
+    return generate(pos, list, GEN_CAPTURES);
+}
+int gen_quiets(const Position *pos, MoveList *list)
+{
+    return generate(pos, list, GEN_QUIETS);
+}
+int gen_count(const Position *pos)
+{
+    return generate(pos, NULL, GEN_ALL);
+}
 
 int gen_evasions(const Position *pos, MoveList *list)
 {
@@ -288,4 +303,3 @@ bool move_is_legal(const Position *pos, Move m)
         return false;
     return king_safe_after(pos, from, to);
 }
-

@@ -10,15 +10,16 @@
 #include "attacks.h"
 #include "error.h"
 
-const char *const START_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+const char *const START_FEN =
+    "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
 
 Key zobrist_psq[PIECE_NB][SQUARE_NB];
 Key zobrist_side;
 
 static const char PIECE_CHARS[] = " KABNRCP kabnrcp";
 static const int PIECE_LIMIT[PIECE_TYPE_NB] = {0, 1, 2, 2, 2, 2, 2, 5};
-static const char *const PIECE_NAMES[PIECE_TYPE_NB] = {
-    "", "general", "advisor", "elephant", "horse", "chariot", "cannon", "soldier"};
+static const char *const PIECE_NAMES[PIECE_TYPE_NB] = {"",      "general", "advisor", "elephant",
+                                                       "horse", "chariot", "cannon",  "soldier"};
 
 static uint64_t splitmix64(uint64_t *state)
 {
@@ -179,7 +180,10 @@ void pos_undo_null(Position *pos)
     pos->game_ply--;
 }
 
-bool pos_history_full(const Position *pos) { return pos->hist_len >= POS_HISTORY_MAX - 1; }
+bool pos_history_full(const Position *pos)
+{
+    return pos->hist_len >= POS_HISTORY_MAX - 1;
+}
 
 void pos_trim_history(Position *pos)
 {
@@ -199,7 +203,10 @@ void pos_copy(Position *dst, const Position *src)
     memcpy(dst, src, offsetof(Position, hist) + (size_t)src->hist_len * sizeof(StateInfo));
 }
 
-static const char *color_name(Color c) { return c == RED ? "red" : "black"; }
+static const char *color_name(Color c)
+{
+    return c == RED ? "red" : "black";
+}
 
 static void sq_name(Square s, char out[3])
 {
@@ -248,11 +255,20 @@ static bool placement_ok(Piece pc, Square s, PosError *err)
 static int piece_from_char(char ch)
 {
     switch (ch) {
-    case 'E': ch = 'B'; break;
-    case 'H': ch = 'N'; break;
-    case 'e': ch = 'b'; break;
-    case 'h': ch = 'n'; break;
-    default: break;
+    case 'E':
+        ch = 'B';
+        break;
+    case 'H':
+        ch = 'N';
+        break;
+    case 'e':
+        ch = 'b';
+        break;
+    case 'h':
+        ch = 'n';
+        break;
+    default:
+        break;
     }
     const char *p = ch && ch != ' ' ? strchr(PIECE_CHARS, ch) : NULL;
     return p ? (int)(p - PIECE_CHARS) : -1;

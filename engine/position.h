@@ -20,11 +20,11 @@ enum { POS_HISTORY_MAX = 1024 };
 
 /* What one ply changed, and what the rules need to know about the position it led to. */
 typedef struct {
-    Key key;           /* key of the position after the move */
-    Bitboard checkers; /* pieces giving check to the side to move in that position */
-    Move move;         /* the move that led here (MOVE_NONE for the root entry) */
-    uint8_t captured;  /* Piece captured by that move, NO_PIECE if none */
-    uint8_t rule60;    /* counted plies since the last capture (60-move rule) */
+    Key key;                   /* key of the position after the move */
+    Bitboard checkers;         /* pieces giving check to the side to move in that position */
+    Move move;                 /* the move that led here (MOVE_NONE for the root entry) */
+    uint8_t captured;          /* Piece captured by that move, NO_PIECE if none */
+    uint8_t rule60;            /* counted plies since the last capture (60-move rule) */
     uint8_t check10[COLOR_NB]; /* checks given by each side since the last capture */
     uint16_t since_capture;    /* real plies since the last capture (or history start) */
 } StateInfo;
@@ -38,8 +38,8 @@ typedef struct Position {
     uint16_t file_occ[FILE_NB]; /* bit r set when (file, r) is occupied */
     Square king_sq[COLOR_NB];
     Color side;
-    int game_ply;           /* plies since the start of the game (from the FEN move number) */
-    int hist_len;           /* entries in hist; hist[hist_len - 1] is the current state */
+    int game_ply; /* plies since the start of the game (from the FEN move number) */
+    int hist_len; /* entries in hist; hist[hist_len - 1] is the current state */
     StateInfo hist[POS_HISTORY_MAX];
 } Position;
 
@@ -128,16 +128,34 @@ static inline Bitboard pos_attackers(const Position *pos, Square s, Color by)
                       pos->board[s] == piece_make(color_flip(by), KING));
 }
 
-static inline const StateInfo *pos_state(const Position *pos) { return &pos->hist[pos->hist_len - 1]; }
-static inline Key pos_key(const Position *pos) { return pos_state(pos)->key; }
-static inline Bitboard pos_checkers(const Position *pos) { return pos_state(pos)->checkers; }
-static inline bool pos_in_check(const Position *pos) { return pos_state(pos)->checkers != 0; }
-static inline Piece pos_piece_on(const Position *pos, Square s) { return (Piece)pos->board[s]; }
+static inline const StateInfo *pos_state(const Position *pos)
+{
+    return &pos->hist[pos->hist_len - 1];
+}
+static inline Key pos_key(const Position *pos)
+{
+    return pos_state(pos)->key;
+}
+static inline Bitboard pos_checkers(const Position *pos)
+{
+    return pos_state(pos)->checkers;
+}
+static inline bool pos_in_check(const Position *pos)
+{
+    return pos_state(pos)->checkers != 0;
+}
+static inline Piece pos_piece_on(const Position *pos, Square s)
+{
+    return (Piece)pos->board[s];
+}
 static inline Bitboard pos_pieces(const Position *pos, Color c, PieceType t)
 {
     return pos->by_piece[piece_make(c, t)];
 }
-static inline Piece pos_captured(const Position *pos) { return (Piece)pos_state(pos)->captured; }
+static inline Piece pos_captured(const Position *pos)
+{
+    return (Piece)pos_state(pos)->captured;
+}
 static inline bool pos_is_capture(const Position *pos, Move m)
 {
     return pos->board[move_to(m)] != NO_PIECE;

@@ -28,7 +28,10 @@ typedef struct {
 
 /* The side to move and the piece on point s, read without unpacking (readers that
  * filter many stored positions). Only meaningful for a position record_unpack accepts. */
-static inline int packed_side(const PackedPos *p) { return p->b[PACKED_SIDE]; }
+static inline int packed_side(const PackedPos *p)
+{
+    return p->b[PACKED_SIDE];
+}
 static inline Piece packed_piece(const PackedPos *p, Square s)
 {
     return (Piece)((p->b[s / 2] >> (s & 1 ? 4 : 0)) & 15);

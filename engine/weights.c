@@ -10,8 +10,7 @@
 #include "notation.h"
 
 const EvalTermInfo EVAL_TERM_INFO[EVAL_TERM_NB] = {
-#define X(name, count, kind, meaning)                                                         \
-    {#name, count, kind, meaning, offsetof(EvalParams, name)},
+#define X(name, count, kind, meaning) {#name, count, kind, meaning, offsetof(EvalParams, name)},
     EVAL_TERMS(X)
 #undef X
 };
@@ -20,8 +19,8 @@ static const char DEFAULT_TEXT[] =
 #include "default_weights.inc"
     ;
 
-static const char *const PIECE_WORDS[PIECE_TYPE_NB] = {
-    "none", "king", "advisor", "elephant", "horse", "chariot", "cannon", "soldier"};
+static const char *const PIECE_WORDS[PIECE_TYPE_NB] = {"none",  "king",    "advisor", "elephant",
+                                                       "horse", "chariot", "cannon",  "soldier"};
 
 static void index_name(EvalIndexKind kind, int idx, char *buf, size_t size)
 {

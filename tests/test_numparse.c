@@ -205,10 +205,8 @@ static void test_message_buffer(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_int_table),
-        cmocka_unit_test(test_u64_table),
-        cmocka_unit_test(test_double_table),
-        cmocka_unit_test(test_missing_value),
+        cmocka_unit_test(test_int_table),      cmocka_unit_test(test_u64_table),
+        cmocka_unit_test(test_double_table),   cmocka_unit_test(test_missing_value),
         cmocka_unit_test(test_message_buffer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

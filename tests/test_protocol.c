@@ -241,7 +241,7 @@ static void test_layout(void **state)
     make_simple(&g_msg, PROTO_WAIT);
     size_t n = encode_ok(&g_msg, g_buf);
     static const uint8_t want[] = {'C', 'H', 'U', 'H', PROTO_VERSION, 0,    PROTO_WAIT, 0,
-                                   4,   0,   0,   0,   0xc4, 0x09, 0,          0};
+                                   4,   0,   0,   0,   0xc4,          0x09, 0,          0};
     assert_int_equal(n, sizeof want);
     assert_memory_equal(g_buf, want, sizeof want);
 
@@ -571,11 +571,11 @@ static void test_random(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_layout),
-        cmocka_unit_test(test_external_player),
-        cmocka_unit_test(test_encode_checks), cmocka_unit_test(test_decode_header),
-        cmocka_unit_test(test_decode_fields), cmocka_unit_test(test_truncation),
-        cmocka_unit_test(test_corruption),    cmocka_unit_test(test_random),
+        cmocka_unit_test(test_round_trip),      cmocka_unit_test(test_layout),
+        cmocka_unit_test(test_external_player), cmocka_unit_test(test_encode_checks),
+        cmocka_unit_test(test_decode_header),   cmocka_unit_test(test_decode_fields),
+        cmocka_unit_test(test_truncation),      cmocka_unit_test(test_corruption),
+        cmocka_unit_test(test_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

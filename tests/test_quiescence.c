@@ -145,8 +145,7 @@ static int check_suite_position(Rig *q, const char *fen)
         pos_get_fen(q->pos, end, sizeof end);
         rig_search(q, false);
         if (q->len != 0)
-            fail_msg("%s: the line ends in %s, which resolves %d moves further", fen, end,
-                     q->len);
+            fail_msg("%s: the line ends in %s, which resolves %d moves further", fen, end, q->len);
     }
     return lines;
 }

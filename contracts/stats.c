@@ -563,7 +563,10 @@ bool sprt_parse_option(const char *arg, SprtParams *p, StatsError *err)
     const char *val;
     int k = sprt_key(arg, &val);
     if (k < 0)
-        return ERROR_SET(err, "-sprt: expected key=value, got '%s'", arg);
+        return ERROR_SET(err,
+                         "-sprt: expected key=value with key elo0, elo1, alpha, beta or model "
+                         "(e.g. elo0=0 elo1=5), got '%s'",
+                         arg);
     if (k == KEY_NB)
         return ERROR_SET(err, "-sprt: unknown key '%.*s' (elo0, elo1, alpha, beta, model)",
                          (int)(val - 1 - arg), arg);

@@ -104,6 +104,8 @@ static bool limit_option(const char *key, const char *val, char opt[16], char va
         snprintf(value, 32, "%d", (int)(s * 1000 + 0.5));
         snprintf(opt, 16, "--movetime");
     } else if (!strcmp(key, "tc") || !strcmp(key, "nodes") || !strcmp(key, "depth")) {
+        if (!val[0]) /* "--tc ''" is no clock: here it is a slip */
+            return ERROR_SET(err, "%s: '' is not a %s", key, key[0] == 't' ? "BASE+INC" : "number");
         snprintf(opt, 16, "--%.8s", key);
     } else {
         *handled = false;
@@ -518,12 +520,16 @@ static bool finish(Translation *t)
     return true;
 }
 
-/* Words of a tournament option: up to the next one that starts with '-'. */
+/* Words of a tournament option: up to the next option (a word that starts with '-' and
+ * is no negative number, such as "-repeat -1"'s). */
 static int words(int argc, char **argv, int i)
 {
     int n = 0;
-    while (i + 1 + n < argc && argv[i + 1 + n][0] != '-')
-        n++;
+    for (const char *w; i + 1 + n < argc; n++) {
+        w = argv[i + 1 + n];
+        if (w[0] == '-' && !(w[1] >= '0' && w[1] <= '9') && w[1] != '.')
+            break;
+    }
     return n;
 }
 
@@ -566,6 +572,16 @@ bool coord_cli_translate(int argc, char **argv, CoordArgs *out, CoordError *err)
     free(t.eng);
     if (!ok)
         coord_args_free(out);
+    return ok;
+}
+
+bool coord_cli_parse(CoordConfig *c, CoordGiven *given, int argc, char **argv, CoordError *err)
+{
+    CoordArgs args;
+    if (!coord_cli_translate(argc, argv, &args, err))
+        return false;
+    bool ok = coord_config_parse(c, given, args.argc, args.argv, err);
+    coord_args_free(&args);
     return ok;
 }
 

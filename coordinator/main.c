@@ -340,15 +340,8 @@ static int serve(int argc, char **argv)
     CoordConfig cfg;
     CoordGiven given;
     CoordError cerr;
-    CoordArgs args;
     coord_config_defaults(&cfg);
-    if (!coord_cli_translate(argc, argv, &args, &cerr)) {
-        fprintf(stderr, "chuhe-coordinator: %s\n", cerr.msg);
-        return 2;
-    }
-    bool parsed = coord_config_parse(&cfg, &given, args.argc, args.argv, &cerr);
-    coord_args_free(&args);
-    if (!parsed) {
+    if (!coord_cli_parse(&cfg, &given, argc, argv, &cerr)) {
         fprintf(stderr, "chuhe-coordinator: %s\n", cerr.msg);
         return 2;
     }

@@ -376,9 +376,7 @@ CoordHub *coord_server_open(const CoordConfig *cfg)
         coord_log("%s", err);
         ok = false;
     }
-    if (ok && !open_socket(h))
-        ok = false;
-    if (!ok)
+    if (!ok || !open_socket(h))
         coord_server_abandon(&h);
     return h;
 }

@@ -280,7 +280,9 @@ static bool write_pgn(RunFile *rf, const char *path, uint64_t first)
         return false;
     }
     ExportStats st;
-    bool ok = (ftell(f) == 0 || fputc('\n', f) != EOF) &&
+    err.msg[0] = '\0';
+    /* a blank line after the games already there */
+    bool ok = fseek(f, 0, SEEK_END) == 0 && (ftell(f) == 0 || fputc('\n', f) != EOF) &&
               export_pgn(rf, first, UINT64_MAX, true, f, &st, &err);
     if (!ok && !err.msg[0])
         snprintf(err.msg, sizeof err.msg, "%s", strerror(errno));

@@ -301,20 +301,28 @@ static void due_sends(Link *l, int64_t now)
     }
 }
 
-/* A socket connected to the endpoint's peer, with PROBE_MS timeouts; -1 when none. */
-static int probe_connect(const char *endpoint)
+/* A socket for the probe, with PROBE_MS timeouts on connecting, sending and reading;
+ * connected to addr, else -1. */
+static int probe_socket(int family, const struct sockaddr *addr, socklen_t len)
 {
     struct timeval tv = {PROBE_MS / 1000, PROBE_MS % 1000 * 1000};
+    int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != 0 ||
+                    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0 ||
+                    connect(fd, addr, len) != 0)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* A socket connected to the endpoint's peer (link_endpoint_check's form); -1 when none. */
+static int probe_connect(const char *endpoint)
+{
     if (!strncmp(endpoint, "ipc://", 6)) {
         struct sockaddr_un sun = {.sun_family = AF_UNIX};
         snprintf(sun.sun_path, sizeof sun.sun_path, "%s", endpoint + 6);
-        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd >= 0 && (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != 0 ||
-                        connect(fd, (struct sockaddr *)&sun, sizeof sun) != 0)) {
-            close(fd);
-            fd = -1;
-        }
-        return fd;
+        return probe_socket(AF_UNIX, (struct sockaddr *)&sun, sizeof sun);
     }
     char host[256];
     const char *h = endpoint + 6, *colon = strrchr(h, ':');
@@ -324,26 +332,30 @@ static int probe_connect(const char *endpoint)
     if (getaddrinfo(host, colon + 1, &hints, &ai) != 0)
         return -1;
     int fd = -1;
-    for (struct addrinfo *a = ai; a && fd < 0; a = a->ai_next) {
-        fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-        if (fd >= 0 && (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != 0 ||
-                        connect(fd, a->ai_addr, a->ai_addrlen) != 0)) {
-            close(fd);
-            fd = -1;
-        }
-    }
+    for (struct addrinfo *a = ai; a && fd < 0; a = a->ai_next)
+        fd = probe_socket(a->ai_family, a->ai_addr, a->ai_addrlen);
     freeaddrinfo(ai);
-    if (fd >= 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     return fd;
+}
+
+/* Reads up to n bytes (fewer at the end of the stream or the timeout). */
+static size_t read_upto(int fd, unsigned char *buf, size_t n)
+{
+    size_t got = 0;
+    ssize_t r;
+    while (got < n && (r = recv(fd, buf + got, n - got, 0)) > 0)
+        got += (size_t)r;
+    return got;
 }
 
 /*
  * What the peer at the endpoint is, from its ZMTP greeting, when a handshake failed:
  * ZeroMQ's events alone do not tell a coordinator with other keys from a server that is
- * not ZeroMQ at all. A probe connection sends a plain greeting and reads the peer's:
- * mech gets the security mechanism it announces ("NULL", "CURVE"). False when the peer
- * could not be reached; true with mech "" when it answered but not with a greeting.
+ * not ZeroMQ at all. A probe connection reads the peer's signature (a ZeroMQ server
+ * sends it at once), answers with its own and the major version, which makes the peer
+ * send the rest of its greeting, and stops there, before any mechanism is compared.
+ * mech gets the security mechanism the peer announces ("NULL", "CURVE"). False when the
+ * peer could not be reached; true with mech "" when it answered but not with a greeting.
  */
 static bool probe_mechanism(const char *endpoint, char mech[21])
 {
@@ -351,16 +363,14 @@ static bool probe_mechanism(const char *endpoint, char mech[21])
     int fd = probe_connect(endpoint);
     if (fd < 0)
         return false;
-    unsigned char out[ZMTP_GREETING] = {0xff, [9] = 0x7f, [10] = 3, [12] = 'N', 'U', 'L', 'L'};
+    static const unsigned char hello[11] = {0xff, [9] = 0x7f, [10] = 3};
     unsigned char in[ZMTP_GREETING];
-    size_t got = 0;
-    if (send(fd, out, sizeof out, MSG_NOSIGNAL) == (ssize_t)sizeof out) {
-        ssize_t n;
-        while (got < sizeof in && (n = recv(fd, in + got, sizeof in - got, 0)) > 0)
-            got += (size_t)n;
-    }
+    size_t got = read_upto(fd, in, 10);
+    if (got == 10 && in[0] == 0xff && (in[9] & 1) &&
+        send(fd, hello, sizeof hello, MSG_NOSIGNAL) == (ssize_t)sizeof hello)
+        got += read_upto(fd, in + 10, sizeof in - 10);
     close(fd);
-    if (got < 32 || in[0] != 0xff || !(in[9] & 1) || in[10] < 3)
+    if (got < 32 || in[10] < 3)
         return true;
     /* the name: capital letters, then NUL padding */
     int n = 0;

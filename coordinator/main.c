@@ -34,8 +34,10 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: chuhe-coordinator [options]          serve a self-play run\n"
                "       chuhe-coordinator export plain RUN.h5 [--skip-opening] [--skip-in-check]\n"
-               "                         [--skip-captures] [--max-score CP]  > out.plain\n"
-               "       chuhe-coordinator export pgn RUN.h5 [--no-comments]    > out.pgn\n"
+               "                         [--skip-captures] [--max-score CP] [-o FILE [--force]]\n"
+               "       chuhe-coordinator export pgn RUN.h5 [--no-comments] [-o FILE [--force]]\n"
+               "                         (to stdout without -o; --force replaces an existing\n"
+               "                         FILE, never a run file)\n"
                "       chuhe-coordinator verify RUN.h5   replay every stored game\n"
                "       chuhe-coordinator keygen NAME     write a CURVE key pair: NAME.key\n"
                "                         (secret, mode 0600) and NAME.pub\n"

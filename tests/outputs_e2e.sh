@@ -169,12 +169,13 @@ wait "$cpid" 2>/dev/null
     grep -q '"event":"open"' "$tmp/ack.log"
 check "the corrected command starts the run (--nodes 2000)" $? "$tmp/retry.err"
 
-# ---- -pgnout appends: a resumed run adds its own games ----
+# ---- -pgnout appends: a resumed run adds its own games, a game already there stays ----
+printf '[Event "mine"]\n[Result "*"]\n\n1. h2e2 *\n' >"$tmp/p.pgn"
 e2e_run pgn --games 2 --nodes 300 --max-plies 100 -pgnout "$tmp/p.pgn"
 first=$(grep -c '^\[Event' "$tmp/p.pgn" 2>/dev/null)
 e2e_run pgn --games 4 -pgnout "$tmp/p.pgn"
-[ $rc_c -eq 0 ] && [ "$first" = 2 ] && [ "$(grep -c '^\[Event' "$tmp/p.pgn")" = 4 ] &&
-    [ "$(grep -c '^\[Round "2\.' "$tmp/p.pgn")" = 2 ]
+[ $rc_c -eq 0 ] && [ "$first" = 3 ] && [ "$(grep -c '^\[Event' "$tmp/p.pgn")" = 5 ] &&
+    [ "$(grep -c '^\[Round "2\.' "$tmp/p.pgn")" = 2 ] && head -1 "$tmp/p.pgn" | grep -q mine
 check "-pgnout appends each session's games: 2, then 2 more on the resumed run" $? \
     "$(cat "$tmp/pgn.err" "$tmp/p.pgn")"
 printf 'some text\n' >"$tmp/notes.txt"

@@ -26,20 +26,6 @@ static RunFile *open_or_say(const char *path)
     return rf;
 }
 
-int coord_tools_finish(int status)
-{
-    bool ok = fflush(stdout) == 0 && !ferror(stdout);
-    int e = errno;
-    if (fclose(stdout) != 0 && ok) {
-        ok = false;
-        e = errno;
-    }
-    if (ok)
-        return status;
-    fprintf(stderr, "chuhe-coordinator: writing the standard output failed: %s\n", strerror(e));
-    return status ? status : 1;
-}
-
 /* ---- export ---- */
 
 typedef struct {

@@ -18,8 +18,4 @@ int coord_tool_export(int argc, char **argv);
  * "OK" or the first problems. */
 int coord_tool_verify(int argc, char **argv);
 
-/* The exit status once the standard output is flushed and closed: status, or 1 when
- * writing it failed (a full disk, a closed pipe), said on stderr. */
-int coord_tools_finish(int status);
-
 #endif

@@ -489,5 +489,5 @@ static int run_command(int argc, char **argv)
 int main(int argc, char **argv)
 {
     position_init(); /* every subcommand replays games */
-    return coord_tools_finish(run_command(argc, argv));
+    return outpath_finish_stdout("chuhe-coordinator", run_command(argc, argv));
 }

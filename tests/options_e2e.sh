@@ -6,7 +6,8 @@
 # status 2 and one line naming the option, before anything is written. Also the words
 # of the messages that say what to fix: --out in a missing folder, in /proc, over a
 # dangling link or empty; values that start with '-' read as values; -sprt's keys;
-# `export --max-score` (0 keeps the positions scored 0); a full standard output; the
+# `export --max-score` (0 keeps the positions scored 0); a full standard output (the
+# coordinator's subcommands, chuhe-engine); the
 # worker's endpoint checked on every rank without MPI_ABORT; a peer that is no chuhe
 # coordinator (one that speaks no ZeroMQ, one that sends what does not decode).
 # Prints TAP. Usage: tests/options_e2e.sh <bindir>; CHUHE_TEST_KEEP=1 keeps the logs.
@@ -46,7 +47,7 @@ rows+=(
 bad_i=(abc '' 12abc 1e3 1.5 ' 7' -1 99999999999999999999)
 bad_d=(abc '' 12abc 0x10 inf ' 7' -1 1e999)
 bad_s=(abc '' 12abc 0x10 inf 1e999)
-e2e_begin "options end to end" $((${#rows[@]} + 28)) "$coord" "$worker"
+e2e_begin "options end to end" $((${#rows[@]} + 29)) "$coord" "$worker" "$bindir/chuhe-engine"
 out=$tmp/none/run.h5 # a coordinator that takes a bad value by mistake stops at --out
 
 for row in "${rows[@]}"; do
@@ -143,6 +144,9 @@ check "export pgn > /dev/full: exit status 1" $? "$tmp/full.txt"
 "$coord" stats --wdl 1,2,3 >/dev/full 2>/dev/null
 [ $? -eq 1 ] && ! "$coord" --help >/dev/full 2>/dev/null
 check "stats and --help > /dev/full: exit status 1" $?
+"$bindir/chuhe-engine" go perft 1 >/dev/full 2>"$tmp/full.txt"
+[ $? -eq 1 ] && grep -q '^chuhe-engine: writing the standard output failed' "$tmp/full.txt"
+check "chuhe-engine go perft 1 > /dev/full: exit status 1" $? "$tmp/full.txt"
 section "export and verify"
 
 # ---- the worker ----

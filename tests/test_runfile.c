@@ -859,8 +859,6 @@ static void export_new_file(const char *name, int n, bool pgn, RunFile **rf, Exp
     assert_int_equal(st->positions, runfile_position_count(*rf));
 }
 
-static int count_of(const char *text, const char *needle);
-
 static void test_export_plain(void **state)
 {
     (void)state;
@@ -920,21 +918,6 @@ static void test_export_plain(void **state)
     for (uint64_t g = 2; g < 5; g++)
         want += runfile_game(rf, g)->plies - 2u;
     assert_int_equal(st.positions, want);
-    free(text);
-
-    /* A score limit of 0 keeps the positions scored 0 only (as chuhe-tune's does). */
-    out = open_memstream(&text, &size);
-    filter = (ExportFilter){.limit_score = true, .max_score = 0};
-    assert_true(export_plain(rf, 0, UINT64_MAX, &filter, out, &st, &err));
-    fclose(out);
-    want = 0;
-    for (uint64_t r = 0; r < runfile_position_count(rf); r++) {
-        assert_true(runfile_read_positions(rf, r, 1, &p, &err));
-        want += p.score == 0;
-    }
-    assert_int_equal(st.positions, want);
-    assert_int_equal(st.positions + st.skipped, runfile_position_count(rf));
-    assert_int_equal((uint64_t)count_of(text, "score 0\n"), want);
     free(text);
     assert_true(runfile_close(&rf, &err));
 }

@@ -19,6 +19,7 @@
 
 #include "link.h"
 #include "numparse.h"
+#include "outpath.h"
 #include "play.h"
 #include "diag.h"
 #include "timeman.h"
@@ -387,12 +388,7 @@ static void close_zmq(Rank *r, void *ctx, bool deliver)
 static int finalize(int status)
 {
     WORKER_MPI(MPI_Finalize());
-    bool ok = fflush(stdout) == 0 && !ferror(stdout);
-    ok = fclose(stdout) == 0 && ok;
-    if (ok)
-        return status;
-    fprintf(stderr, "chuhe-worker: writing the standard output failed: %s\n", strerror(errno));
-    return status ? status : 1;
+    return outpath_finish_stdout("chuhe-worker", status);
 }
 
 int main(int argc, char **argv)

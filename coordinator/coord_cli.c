@@ -386,6 +386,8 @@ static bool opt_ratinginterval(Translation *t, const char *opt, char **w, int n)
 static bool opt_accepted(Translation *t, const char *opt, char **w, int n)
 {
     long long v;
+    if (n > 0 && !strcmp(opt, "-recover"))
+        return ERROR_SET(t->err, "-recover takes no value, got '%s'", w[0]);
     if (n > 1)
         return ERROR_SET(t->err, "%s: one number at most, got '%s %s'", opt, w[0], w[1]);
     if (n == 0 && !strcmp(opt, "-concurrency"))
@@ -393,8 +395,8 @@ static bool opt_accepted(Translation *t, const char *opt, char **w, int n)
     return n == 0 || numparse_int(opt, w[0], 1, 1000000, &v, t->err->msg, sizeof t->err->msg);
 }
 
-/* Each tournament option with the words that follow it: up to the next one that starts
- * with '-', or for an option of one value (one) the next word whatever it is, so that
+/* Each tournament option with the words that follow it: up to the next option, or for
+ * an option of one value (one) the next word unless it names an option, so that
  * "-rounds -5" is judged as a number of rounds. */
 static const struct {
     const char *name;
@@ -520,10 +522,26 @@ static bool finish(Translation *t)
     return true;
 }
 
-/* Words of a tournament option: up to the next option (a word that starts with '-' and
- * is no negative number, such as "-repeat -1"'s). */
-static int words(int argc, char **argv, int i)
+/* Whether w names an option: a long one, or a tournament option of the table. */
+static bool names_option(const char *w)
 {
+    if (w[0] != '-')
+        return false;
+    if (w[1] == '-')
+        return true;
+    for (size_t k = 0; k < sizeof OPTIONS / sizeof OPTIONS[0]; k++)
+        if (!strcmp(w, OPTIONS[k].name))
+            return true;
+    return false;
+}
+
+/* Words of tournament option argv[i]: for an option of one value, the next word unless
+ * it names an option; else up to the next word that starts with '-' and is no negative
+ * number (such as "-repeat -1"'s). */
+static int words(int argc, char **argv, int i, bool one)
+{
+    if (one)
+        return i + 1 < argc && !names_option(argv[i + 1]);
     int n = 0;
     for (const char *w; i + 1 + n < argc; n++) {
         w = argv[i + 1 + n];
@@ -550,7 +568,7 @@ static bool translate(int argc, char **argv, Translation *t)
             k++;
         if (k == count)
             return ERROR_SET(t->err, "unknown option '%s' (see --help)", a);
-        int n = OPTIONS[k].one ? (i + 1 < argc) : words(argc, argv, i);
+        int n = words(argc, argv, i, OPTIONS[k].one);
         if (!OPTIONS[k].handle(t, a, argv + i + 1, n))
             return false;
         i += n;

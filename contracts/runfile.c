@@ -5,10 +5,12 @@
  */
 #include "runfile.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,11 +58,11 @@ static bool create_impl(RunFile *rf, const char *config, const char *version, Ru
         runcols_close_id(&fcpl, H5Pclose);
         return runcols_hdf5_error(err, rf->path, "cannot set up the file creation properties");
     }
-    rf->file = H5Fcreate(rf->path, H5F_ACC_EXCL, fcpl, H5P_DEFAULT);
+    /* the empty file runfile_create made for it */
+    rf->file = H5Fcreate(rf->path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
     H5Pclose(fcpl);
     if (rf->file < 0)
-        return runcols_hdf5_error(err, rf->path,
-                                  "cannot create (an existing file is never overwritten)");
+        return runcols_hdf5_error(err, rf->path, "cannot create the HDF5 file");
     uint32_t schema = RUNFILE_SCHEMA_VERSION;
     if (!runcols_attr_write_scalar(rf->file, "schema_version", H5T_STD_U32LE, H5T_NATIVE_UINT32,
                                    &schema, rf->path, err) ||
@@ -78,21 +80,46 @@ static bool create_impl(RunFile *rf, const char *config, const char *version, Ru
     return runfence_end(rf->file, rf->path, err);
 }
 
+/* Makes the new, empty file at path (never over an existing one), so that a refusal
+ * names its cause as the system gives it. */
+static bool create_empty(const char *path, RunError *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0)
+        return close(fd) == 0 || ERROR_SET(err, "%s: cannot create: %s", path, strerror(errno));
+    int e = errno;
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+    struct stat st;
+    const char *why = strerror(e);
+    if (e == EEXIST)
+        why = "the file exists (a run file is never overwritten)";
+    else if (e == ENOENT && !path[0])
+        why = "an empty file name";
+    else if (e == ENOENT && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        why = "the folder takes no new files (a system folder such as /proc?)";
+    else if (e == ENOENT)
+        why = "the folder does not exist";
+    return ERROR_SET(err, "%s: cannot create: %s", path, why);
+}
+
 RunFile *runfile_create(const char *path, const char *config_json, const char *engine_version,
                         RunError *err)
 {
     RunQuiet q = runcols_quiet_begin();
     RunFile *rf = runhandle_new(path, err);
+    if (rf && !create_empty(path, err)) {
+        runhandle_free(rf);
+        rf = NULL;
+    }
     if (rf) {
         rf->writable = true;
-        bool existed = access(path, F_OK) == 0;
         if (!create_impl(rf, config_json ? config_json : "", engine_version ? engine_version : "",
                          err)) {
-            bool made = rf->file >= 0 && !existed;
             runhandle_free(rf);
             rf = NULL;
-            if (made)
-                unlink(path);
+            unlink(path);
         }
     }
     runcols_quiet_end(q);

@@ -1,11 +1,13 @@
 #include "coord_options.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine.h"
 #include "error.h"
+#include "numparse.h"
 #include "opening.h"
 #include "record.h"
 
@@ -219,32 +221,67 @@ const void *coord_options_cfield(const CoordConfig *c, const CoordOpt *o)
     return (const char *)c + o->offset;
 }
 
+/* The seed takes the whole unsigned 64-bit range, beyond numparse_int's long long: a
+ * value numparse finds out of range is read again as unsigned when it is plain digits. */
+static bool parse_u64(const char *label, const char *text, double min, double max,
+                      uint64_t *out, char *msg, size_t size)
+{
+    long long v;
+    if (max < (double)LLONG_MAX) {
+        if (!numparse_int(label, text, (long long)min, (long long)max, &v, msg, size))
+            return false;
+        *out = (uint64_t)v;
+        return true;
+    }
+    if (numparse_int(label, text, (long long)min, LLONG_MAX, &v, NULL, 0)) {
+        *out = (uint64_t)v;
+        return true;
+    }
+    char *end = NULL;
+    errno = 0;
+    unsigned long long u = text && *text >= '0' && *text <= '9' ? strtoull(text, &end, 10) : 0;
+    if (end && !*end && errno != ERANGE && (double)u >= min) {
+        *out = u;
+        return true;
+    }
+    return error_set(msg, size, "%s: '%.40s' is %s (allowed: %.0f..%llu)", label, text ? text : "",
+                     end && !*end ? "out of range" : "not a whole number", min, ULLONG_MAX);
+}
+
+bool coord_options_number(const CoordOpt *o, const char *label, const char *text,
+                          CoordNumber *out, CoordError *err)
+{
+    char *msg = err ? err->msg : NULL;
+    size_t size = err ? sizeof err->msg : 0;
+    long long v;
+    switch (o->kind) {
+    case COORD_OPT_U64:
+        return parse_u64(label, text, o->min, o->max, &out->u64, msg, size);
+    case COORD_OPT_INT:
+        if (!numparse_int(label, text, (long long)o->min, (long long)o->max, &v, msg, size))
+            return false;
+        out->i = (int)v;
+        return true;
+    case COORD_OPT_DOUBLE:
+        return numparse_double(label, text, o->min, o->max, &out->d, msg, size);
+    default:
+        return ERROR_SET(err, "%s is not a number option", o->name);
+    }
+}
+
 /* A number option's text in o's range; the message names the option. */
 static bool set_number(CoordConfig *c, const CoordOpt *o, const char *text, CoordError *err)
 {
-    char *end = NULL;
-    errno = 0;
-    if (o->kind == COORD_OPT_U64) {
-        if (text[0] == '-')
-            return ERROR_SET(err, "%s: '%s' is not a number >= 0", o->name, text);
-        unsigned long long v = strtoull(text, &end, 10);
-        if (errno || end == text || *end || (double)v < o->min || (double)v > o->max)
-            return ERROR_SET(err, "%s: '%s' is not a number in %.0f..%.0f", o->name, text, o->min,
-                             o->max);
-        *(uint64_t *)coord_options_field(c, o) = v;
-    } else if (o->kind == COORD_OPT_INT) {
-        long v = strtol(text, &end, 10);
-        if (errno || end == text || *end || v < o->min || v > o->max)
-            return ERROR_SET(err, "%s: '%s' is not a number in %.0f..%.0f", o->name, text, o->min,
-                             o->max);
-        *(int *)coord_options_field(c, o) = (int)v;
-    } else {
-        double v = strtod(text, &end);
-        if (errno || end == text || *end || !(v >= o->min && v <= o->max))
-            return ERROR_SET(err, "%s: '%s' is not a number in %g..%g", o->name, text, o->min,
-                             o->max);
-        *(double *)coord_options_field(c, o) = v;
-    }
+    CoordNumber n;
+    if (!coord_options_number(o, o->name, text, &n, err))
+        return false;
+    void *field = coord_options_field(c, o);
+    if (o->kind == COORD_OPT_U64)
+        *(uint64_t *)field = n.u64;
+    else if (o->kind == COORD_OPT_INT)
+        *(int *)field = n.i;
+    else
+        *(double *)field = n.d;
     return true;
 }
 

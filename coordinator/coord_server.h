@@ -48,11 +48,23 @@ typedef enum {
     SERVE_FAILED,      /* the socket or the keys failed (logged) */
 } ServeStatus;
 
-/* Binds cfg->bind, prints the endpoint on stdout ("listening ENDPOINT run_id HEX", or a
- * JSON line) and serves until the run is complete and the workers are told, or a
- * signal. The run file is left open (flushed) for the caller to close. *workers gets
- * the number of workers ever seen. */
-ServeStatus coord_server_run(CoordRun *run, int *signo, int *workers);
+typedef struct CoordHub CoordHub;
+
+/* Everything of serving that can fail before a run file is made: the signal handlers,
+ * the ack log opened, the socket bound (with CURVE's handler). NULL, with the reason
+ * logged and nothing left behind, when any of it fails. */
+CoordHub *coord_server_open(const CoordConfig *cfg);
+
+/* Serves run on a server from coord_server_open: prints the endpoint on stdout
+ * ("listening ENDPOINT run_id HEX", or a JSON line) and serves until the run is
+ * complete and the workers are told, or a signal; then closes the server (*h becomes
+ * NULL). The run file is left open (flushed) for the caller to close. *workers gets the
+ * number of workers ever seen. */
+ServeStatus coord_server_run(CoordHub **h, CoordRun *run, int *signo, int *workers);
+
+/* Closes a server that never served (the run file could not be made or opened): an ack
+ * log it created is removed. *h becomes NULL. */
+void coord_server_abandon(CoordHub **h);
 
 /* The schedule's share of the statistics. */
 void coord_server_stats_context(const CoordRun *run, int live_workers, RunStatsContext *cx);

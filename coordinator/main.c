@@ -22,6 +22,7 @@
 #include "runstats.h"
 #include "coord_tools.h"
 #include "export.h"
+#include "outpath.h"
 #include "runreport.h"
 #include "contracts/keys.h"
 #include "position.h"
@@ -35,8 +36,10 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: chuhe-coordinator [options]          serve a self-play run\n"
                "       chuhe-coordinator export plain RUN.h5 [--skip-opening] [--skip-in-check]\n"
-               "                         [--skip-captures] [--max-score CP]  > out.plain\n"
-               "       chuhe-coordinator export pgn RUN.h5 [--no-comments]    > out.pgn\n"
+               "                         [--skip-captures] [--max-score CP] [-o FILE [--force]]\n"
+               "       chuhe-coordinator export pgn RUN.h5 [--no-comments] [-o FILE [--force]]\n"
+               "                         (to stdout without -o; --force replaces an existing\n"
+               "                         FILE, never a run file)\n"
                "       chuhe-coordinator verify RUN.h5   replay every stored game\n"
                "       chuhe-coordinator report RUN.h5 --out DIR [--force]\n"
                "                         the run's figures: DIR/index.html, PNGs, text\n"
@@ -128,23 +131,10 @@ static bool check_weights(const CoordConfig *cfg)
     return true;
 }
 
-/* A new run: its settings completed and checked, its schedule (the openings read) and
- * its run file, in that order, so that bad settings or openings leave no file. */
-static RunFile *create_run(CoordConfig *cfg, const CoordGiven *given, Schedule *sched,
-                           uint16_t players[COORD_MAX_ENGINES])
+/* The run file of a new run, made once everything else is ready (settings, openings,
+ * the socket bound, the logs open), so that a failed start leaves no file. */
+static RunFile *create_run(const CoordConfig *cfg, uint16_t players[COORD_MAX_ENGINES])
 {
-    CoordError cerr;
-    SchedError serr;
-    if (!coord_config_finish_new(cfg, given, &cerr)) {
-        coord_log("%s", cerr.msg);
-        return NULL;
-    }
-    if (!check_weights(cfg))
-        return NULL;
-    if (!sched_init(sched, cfg, &serr)) {
-        coord_log("%s", serr.msg);
-        return NULL;
-    }
     char *json = malloc(RUNFILE_CONFIG_MAX + 1);
     if (!json || !coord_config_to_json(cfg, json, RUNFILE_CONFIG_MAX + 1))
         COORD_FATAL("the run settings do not fit in run_config");
@@ -153,7 +143,6 @@ static RunFile *create_run(CoordConfig *cfg, const CoordGiven *given, Schedule *
     free(json);
     if (!rf) {
         coord_log("%s", err.msg);
-        sched_free(sched);
         return NULL;
     }
     char names[COORD_MAX_ENGINES][RUNFILE_NAME_SIZE];
@@ -183,55 +172,51 @@ static RunFile *create_run(CoordConfig *cfg, const CoordGiven *given, Schedule *
                                            what, hash, &players[p], &err)) {
             coord_log("%s", err.msg);
             runfile_close(&rf, &err);
-            sched_free(sched);
+            unlink(cfg->out);
             return NULL;
         }
     }
     if (!runfile_flush(rf, &err)) {
         coord_log("%s", err.msg);
         runfile_close(&rf, &err);
-        sched_free(sched);
+        unlink(cfg->out);
         return NULL;
     }
     coord_log("new run %s, run id %016" PRIx64, cfg->out, runfile_run_id(rf));
     return rf;
 }
 
-static RunFile *resume_run(CoordConfig *cfg, const CoordGiven *given, Schedule *sched,
-                           uint16_t players[COORD_MAX_ENGINES])
+/* An existing run file opened to go on, with its stored settings taken; 0, or the exit
+ * status: 1 for a file that cannot be opened, 2 for a command line it refuses. */
+static int resume_run(CoordConfig *cfg, const CoordGiven *given, RunFile **rf,
+                      uint16_t players[COORD_MAX_ENGINES])
 {
     RunError err;
-    RunFile *rf = runfile_open_append(cfg->out, &err);
-    if (!rf) {
+    if (!(*rf = runfile_open_append(cfg->out, &err))) {
         coord_log("%s", err.msg);
-        return NULL;
+        return 1;
     }
-    if (runfile_recovery_note(rf)[0])
-        coord_log("%s", runfile_recovery_note(rf));
+    if (runfile_recovery_note(*rf)[0])
+        coord_log("%s", runfile_recovery_note(*rf));
     CoordError cerr;
-    bool ok = coord_config_resume(cfg, given, runfile_config(rf), &cerr);
-    if (!ok)
+    int status = 0;
+    if (!coord_config_resume(cfg, given, runfile_config(*rf), &cerr)) {
         coord_log("%s: %s", cfg->out, cerr.msg);
-    if (ok && runfile_player_count(rf) != cfg->engines) {
+        status = 2;
+    } else if (runfile_player_count(*rf) != cfg->engines) {
         coord_log("%s: the run file has %u players, expected %d", cfg->out,
-                  runfile_player_count(rf), cfg->engines);
-        ok = false;
+                  runfile_player_count(*rf), cfg->engines);
+        status = 1;
     }
-    ok = ok && check_weights(cfg);
-    SchedError serr;
-    if (ok && !sched_init(sched, cfg, &serr)) {
-        coord_log("%s", serr.msg);
-        ok = false;
-    }
-    if (!ok) {
-        runfile_close(&rf, &err);
-        return NULL;
+    if (status) {
+        runfile_close(rf, &err);
+        return status;
     }
     for (int p = 0; p < cfg->engines; p++)
         players[p] = (uint16_t)p;
     coord_log("resuming run %s, run id %016" PRIx64 ": %" PRIu64 " games stored", cfg->out,
-              runfile_run_id(rf), runfile_game_count(rf));
-    return rf;
+              runfile_run_id(*rf), runfile_game_count(*rf));
+    return 0;
 }
 
 /* The schedule and the statistics from the games already in the file. */
@@ -285,29 +270,77 @@ static void summary(const CoordRun *run, const char *status, int workers)
     fflush(stdout);
 }
 
-/* The PGN of every stored game, for -pgnout. */
-static void write_pgn(RunFile *rf, const char *path)
+/* -pgnout: the games stored in this session (from game first on), appended to the
+ * file as cutechess-cli does, so that a resumed run adds its own games to the same
+ * PGN. False when they could not be written. */
+static bool write_pgn(RunFile *rf, const char *path, uint64_t first)
 {
     RunError err;
     if (!runfile_flush(rf, &err)) {
         coord_log("%s", err.msg);
-        return;
+        return false;
     }
-    FILE *f = fopen(path, "w");
+    FILE *f = fopen(path, "a");
     if (!f) {
         coord_log("-pgnout %s: %s", path, strerror(errno));
-        return;
+        return false;
     }
     ExportStats st;
-    bool ok = export_pgn(rf, 0, UINT64_MAX, true, f, &st, &err);
+    err.msg[0] = '\0';
+    /* a blank line after the games already there */
+    bool ok = fseek(f, 0, SEEK_END) == 0 && (ftell(f) == 0 || fputc('\n', f) != EOF) &&
+              export_pgn(rf, first, UINT64_MAX, true, f, &st, &err);
+    if (!ok && !err.msg[0])
+        snprintf(err.msg, sizeof err.msg, "%s", strerror(errno));
     if (fclose(f) != 0 && ok) {
-        coord_log("-pgnout %s: %s", path, strerror(errno));
-        return;
+        ok = false;
+        snprintf(err.msg, sizeof err.msg, "%s", strerror(errno));
     }
     if (!ok)
         coord_log("-pgnout %s: %s", path, err.msg);
     else
-        coord_log("%" PRIu64 " games written to %s", st.games, path);
+        coord_log("%" PRIu64 " games appended to %s", st.games, path);
+    return ok;
+}
+
+/* Everything that can refuse a start, in an order that leaves nothing behind when one
+ * does: the settings (a resumed run's from its file, opened for append but not written),
+ * the output paths, the weights, the openings, the socket and the logs; only then the
+ * file of a new run. 0 with *rf, *server and sched ready, else the exit status. */
+static int start(CoordConfig *cfg, const CoordGiven *given, RunFile **rf, CoordHub **server,
+                 Schedule *sched, uint16_t players[COORD_MAX_ENGINES])
+{
+    CoordError cerr;
+    SchedError serr;
+    RunError err;
+    *rf = NULL;
+    *server = NULL;
+    if (outpath_is_hdf5(cfg->out)) {
+        int resumed = resume_run(cfg, given, rf, players);
+        if (resumed)
+            return resumed;
+    } else if (!coord_config_finish_new(cfg, given, &cerr)) {
+        coord_log("%s", cerr.msg);
+        return 2;
+    }
+    int status = 0;
+    if (!coord_config_check_outputs(cfg, &cerr)) {
+        coord_log("%s", cerr.msg);
+        status = 2;
+    } else if (!check_weights(cfg)) {
+        status = 1;
+    } else if (!sched_init(sched, cfg, &serr)) {
+        coord_log("%s", serr.msg);
+        status = 1;
+    } else if (!(*server = coord_server_open(cfg)) ||
+               (!*rf && !(*rf = create_run(cfg, players)))) {
+        coord_server_abandon(server);
+        sched_free(sched);
+        status = 1;
+    }
+    if (status && *rf)
+        runfile_close(rf, &err);
+    return status;
 }
 
 /* The live page's end, on every way out of serve. */
@@ -323,15 +356,8 @@ static int serve(int argc, char **argv)
     CoordConfig cfg;
     CoordGiven given;
     CoordError cerr;
-    CoordArgs args;
     coord_config_defaults(&cfg);
-    if (!coord_cli_translate(argc, argv, &args, &cerr)) {
-        fprintf(stderr, "chuhe-coordinator: %s\n", cerr.msg);
-        return 2;
-    }
-    bool parsed = coord_config_parse(&cfg, &given, args.argc, args.argv, &cerr);
-    coord_args_free(&args);
-    if (!parsed) {
+    if (!coord_cli_parse(&cfg, &given, argc, argv, &cerr)) {
         fprintf(stderr, "chuhe-coordinator: %s\n", cerr.msg);
         return 2;
     }
@@ -347,11 +373,11 @@ static int serve(int argc, char **argv)
     }
     uint16_t players[COORD_MAX_ENGINES];
     Schedule sched;
-    bool exists = access(cfg.out, F_OK) == 0;
-    RunFile *rf = exists ? resume_run(&cfg, &given, &sched, players)
-                         : create_run(&cfg, &given, &sched, players);
-    if (!rf)
-        return serve_end(&http, &live, 1);
+    RunFile *rf;
+    CoordHub *server;
+    int started = start(&cfg, &given, &rf, &server, &sched, players);
+    if (started)
+        return serve_end(&http, &live, started);
     /* Workers beat between moves only: a move must fit well inside the timeout. */
     double longest_move = 0;
     for (int e = 0; e < cfg.engines; e++) {
@@ -378,13 +404,10 @@ static int serve(int argc, char **argv)
         const RunPlayer *pl = runfile_player(rf, players[e]);
         crosstable_set_name(&stats.table, e, pl ? pl->name : "");
     }
-    if (!coord_config_parse_sprt(cfg.sprt, &stats.sprt, &stats.has_sprt, &cerr)) {
-        coord_log("%s", cerr.msg);
-        runfile_close(&rf, &err);
-        sched_free(&sched);
-        return serve_end(&http, &live, 1);
-    }
+    /* the settings passed coord_config's checks, which parse the SPRT text the same way */
+    coord_config_parse_sprt(cfg.sprt, &stats.sprt, &stats.has_sprt, &cerr);
     restore(rf, &sched, &stats);
+    uint64_t games_at_start = runfile_game_count(rf);
     CoordRun run = {.cfg = &cfg, .rf = rf, .sched = &sched, .stats = &stats, .live = live};
     if (http) {
         coord_live_set_run(live, runfile_run_id(rf), runfile_path(rf));
@@ -392,13 +415,12 @@ static int serve(int argc, char **argv)
     }
     memcpy(run.players, players, sizeof run.players);
     int signo = 0, workers = 0;
-    ServeStatus st = coord_server_run(&run, &signo, &workers);
+    ServeStatus st = coord_server_run(&server, &run, &signo, &workers);
     const char *status = st == SERVE_COMPLETE      ? "complete"
                          : st == SERVE_INTERRUPTED ? "interrupted"
                                                    : "failed";
     summary(&run, status, workers);
-    if (cfg.pgnout[0])
-        write_pgn(rf, cfg.pgnout);
+    bool written = !cfg.pgnout[0] || write_pgn(rf, cfg.pgnout, games_at_start);
     bool closed = runfile_close(&rf, &err);
     if (!closed)
         coord_log("%s", err.msg);
@@ -408,7 +430,7 @@ static int serve(int argc, char **argv)
                   signo, cfg.out);
     sched_free(&sched);
     runstats_free(&stats);
-    if (!closed || st == SERVE_FAILED)
+    if (!closed || !written || st == SERVE_FAILED)
         return serve_end(&http, &live, 1);
     return serve_end(&http, &live, st == SERVE_INTERRUPTED ? 128 + signo : 0);
 }
@@ -419,6 +441,16 @@ static int keygen_tool(int argc, char **argv)
     if (argc != 1 || argv[0][0] == '-') {
         fprintf(stderr, "usage: chuhe-coordinator keygen NAME   (writes NAME.key and NAME.pub)\n");
         return 2;
+    }
+    /* key files are never written over (keys_generate refuses an existing one): here
+     * the rest of the rule for outputs, with its clearer words */
+    for (int i = 0; i < 2; i++) {
+        char path[COORD_PATH_MAX], msg[COORD_PATH_MAX * 2 + 200];
+        snprintf(path, sizeof path, "%s%s", argv[0], i ? ".pub" : ".key");
+        if (!outpath_check("keygen", path, OUTPATH_REPLACE, true, NULL, 0, msg, sizeof msg)) {
+            fprintf(stderr, "chuhe-coordinator %s\n", msg);
+            return 2;
+        }
     }
     KeyPair pair;
     KeysError err;
@@ -449,9 +481,8 @@ static int stats_tool(int argc, char **argv)
     return 0;
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
-    position_init(); /* every subcommand replays games */
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         usage(stdout);
         return 0;
@@ -477,4 +508,10 @@ int main(int argc, char **argv)
         return 2;
     }
     return serve(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+    position_init(); /* every subcommand replays games */
+    return outpath_finish_stdout("chuhe-coordinator", run_command(argc, argv));
 }

@@ -271,9 +271,14 @@ static void test_resume(void **state)
     write_file(path, 10);
     RunError err = {{0}};
 
-    /* create never overwrites. */
+    /* create never overwrites, and says why it refuses a path. */
     assert_null(runfile_create(path, "{}", "x", &err));
     assert_non_null(strstr(err.msg, path));
+    assert_non_null(strstr(err.msg, "the file exists (a run file is never overwritten)"));
+    assert_null(runfile_create(scratch_path("none/x.h5"), "{}", "x", &err));
+    assert_non_null(strstr(err.msg, "none/x.h5: cannot create: the folder does not exist"));
+    assert_null(runfile_create("", "{}", "x", &err));
+    assert_non_null(strstr(err.msg, "cannot create: an empty file name"));
 
     RunFile *rf = runfile_open_append(path, &err);
     if (!rf)

@@ -15,6 +15,7 @@
 #include "movegen.h"
 #include "notation.h"
 #include "numparse.h"
+#include "outpath.h"
 #include "rules.h"
 
 #ifndef CHUHE_VERSION
@@ -550,6 +551,10 @@ static UciStatus cmd_weights(Uci *uci, char **tok, int n)
     if (n != 2)
         return refuse(uci, UCI_USAGE,
                       "weights: expected 'weights <path>' to write the current weights");
+    /* never over a run file, a folder or a dangling link; a weights file is replaced */
+    char msg[600];
+    if (!outpath_check("weights", tok[1], OUTPATH_REPLACE, true, NULL, 0, msg, sizeof msg))
+        return refuse(uci, UCI_FAILED, "%s", msg);
     if (!engine_save_weights(uci->engine, tok[1], &err))
         return refuse(uci, UCI_FAILED, "weights: %s", err.msg);
     say(uci, "info string weights written to %s", tok[1]);

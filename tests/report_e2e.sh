@@ -56,10 +56,13 @@ check "every figure as text on stdout and in index.html" $((${#missing} != 0)) "
 
 positions=$(sed -n 's/^[0-9]* games, \([0-9]*\) positions.*/\1/p' "$tmp/rep.txt")
 opening=$(sed -n 's/^  left out: \([0-9]*\) opening moves.*/\1/p' "$tmp/rep.txt")
-[ "$(sum "$tmp/rep.txt" "Game length")" = 12 ] && [ "$(sum "$tmp/rep.txt" "Games per worker rank")" = 12 ] &&
-    [ "$(sum "$tmp/rep.txt" "Results by ending")" -gt 0 ] &&
-    [ "$(sum "$tmp/rep.txt" "Positions by game phase")" = "$positions" ] && [ "${opening:-0}" -gt 0 ]
-check "the figures add up: 12 games by length and by rank, $positions positions by phase" $? "$tmp/rep.txt"
+by_length=$(sum "$tmp/rep.txt" "Game length") by_rank=$(sum "$tmp/rep.txt" "Games per worker rank")
+by_ending=$(sum "$tmp/rep.txt" "Results by ending") by_phase=$(sum "$tmp/rep.txt" "Positions by game phase")
+[ "$by_length" = 12 ] && [ "$by_rank" = 12 ] && [ "$by_ending" -gt 0 ] &&
+    [ "$by_phase" = "$positions" ] && [ "${opening:-0}" -gt 0 ]
+check "the figures add up: 12 games by length and by rank, $positions positions by phase" $? \
+    "by length $by_length, by rank $by_rank, by ending $by_ending, by phase $by_phase of $positions, opening moves ${opening:-none}
+$(head -n 60 "$tmp/rep.txt")"
 
 pairs=$(sum "$tmp/rep.txt" "Match: pentanomial counts")
 grep -q "^  .* against .*, 6 complete pairs: Elo " "$tmp/rep.txt" && [ "$pairs" = 6 ] &&

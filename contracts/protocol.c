@@ -115,7 +115,7 @@ static bool check_tuned(const ProtoPlayer *p, int i, ProtoError *err)
         if (!check_text(t->name, sizeof t->name, true, "WORK tuned parameter name", err))
             return false;
         if (!t->name[0] || strpbrk(t->name, "=;"))
-            return ERROR_SET(err, "WORK player %d: tuned parameter %d: empty name, or '=' or ';' in it",
+            return ERROR_SET(err, "WORK player %d: tuned parameter %d: empty name, or '=' or ';'",
                              i, k);
         if (!isfinite(t->value) || fabs(t->value) > 1e15)
             return ERROR_SET(err, "WORK player %d: tuned parameter %s is not a finite number", i,

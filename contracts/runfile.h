@@ -274,6 +274,8 @@ const RunSpsaParam *runfile_spsa_param(const RunFile *rf, int i);
  * its pair stored: rows of an interrupted flush are ignored (read) or dropped (append),
  * as games are. */
 uint64_t runfile_spsa_count(const RunFile *rf);
+/* The rows on disk: the count at the last successful flush. */
+uint64_t runfile_spsa_flushed_count(const RunFile *rf);
 
 /* Buffers the next iteration row (its pair_id must be runfile_spsa_count()); durable at
  * the next flush, with the games buffered before it. */

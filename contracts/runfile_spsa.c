@@ -50,12 +50,12 @@ bool runfile_spsa_begin(RunFile *rf, const RunSpsaParam *params, int n, RunError
     }
     RunQuiet q = runcols_quiet_begin();
     bool untouched;
-    bool ok = runfence_begin(rf->file, (uint64_t)n * sizeof *params, &untouched, rf->path, err) &&
-              runcols_create(&rf->ds[RUNCOLS_SPSA_PARAMS], rf->file, rf->path, err) &&
-              runcols_create(&rf->ds[RUNCOLS_SPSA], rf->file, rf->path, err) &&
-              runcols_append(&rf->ds[RUNCOLS_SPSA_PARAMS], rf->sparams, (uint64_t)n, rf->path,
-                             err) &&
-              runfence_end(rf->file, rf->path, err);
+    bool ok =
+        runfence_begin(rf->file, (uint64_t)n * sizeof *params, &untouched, rf->path, err) &&
+        runcols_create(&rf->ds[RUNCOLS_SPSA_PARAMS], rf->file, rf->path, err) &&
+        runcols_create(&rf->ds[RUNCOLS_SPSA], rf->file, rf->path, err) &&
+        runcols_append(&rf->ds[RUNCOLS_SPSA_PARAMS], rf->sparams, (uint64_t)n, rf->path, err) &&
+        runfence_end(rf->file, rf->path, err);
     runcols_quiet_end(q);
     if (!ok) {
         rf->broken = !untouched;
@@ -78,6 +78,11 @@ const RunSpsaParam *runfile_spsa_param(const RunFile *rf, int i)
 uint64_t runfile_spsa_count(const RunFile *rf)
 {
     return rf->nspsa;
+}
+
+uint64_t runfile_spsa_flushed_count(const RunFile *rf)
+{
+    return rf->ds[RUNCOLS_SPSA].stored;
 }
 
 /* Whether row i is whole: its own pair id, a possible result, a perturbation of +-1 for
@@ -135,8 +140,9 @@ bool runfile_spsa_load(RunFile *rf, const uint64_t extent[RUNCOLS_NB], RunError 
     if (!count_rows(rf, extent[RUNCOLS_SPSA], &rows, err))
         return false;
     if (extent[RUNCOLS_SPSA] - rows > SPSA_TAIL_MAX)
-        return ERROR_SET(err, "%s: %llu /spsa rows past the stored ones: more than an interrupted "
-                              "write leaves",
+        return ERROR_SET(err,
+                         "%s: %llu /spsa rows past the stored ones: more than an interrupted "
+                         "write leaves",
                          rf->path, (unsigned long long)(extent[RUNCOLS_SPSA] - rows));
     rf->ds[RUNCOLS_SPSA].stored = rf->nspsa = rows;
     return true;
@@ -152,8 +158,9 @@ bool runfile_spsa_append(RunFile *rf, const RunSpsaRow *row, RunError *err)
         return ERROR_SET(err, "%s: SPSA iteration of pair %llu, expected pair %llu", rf->path,
                          (unsigned long long)row->pair_id, (unsigned long long)rf->nspsa);
     if (!row_ok(rf, row, rf->nspsa))
-        return ERROR_SET(err, "%s: SPSA iteration of pair %llu: malformed, or its games are not "
-                              "both stored",
+        return ERROR_SET(err,
+                         "%s: SPSA iteration of pair %llu: malformed, or its games are not "
+                         "both stored",
                          rf->path, (unsigned long long)row->pair_id);
     if (!array_reserve((void **)&rf->sbuf, &rf->sbuf_cap, rf->nsbuf + 1, sizeof *rf->sbuf,
                        RUNHANDLE_ARRAY_FIRST))
@@ -182,6 +189,9 @@ bool runfile_spsa_read(RunFile *rf, uint64_t start, uint64_t n, RunSpsaRow *out,
         return ERROR_SET(err, "%s: SPSA rows %llu..+%llu: only %llu exist", rf->path,
                          (unsigned long long)start, (unsigned long long)n,
                          (unsigned long long)rf->nspsa);
+    /* zeroed first: HDF5 writes the members, not the padding between them, and callers
+     * compare whole rows */
+    memset(out, 0, (size_t)n * sizeof *out);
     uint64_t stored = rf->ds[RUNCOLS_SPSA].stored;
     uint64_t from_file = start < stored ? (stored - start < n ? stored - start : n) : 0;
     RunQuiet q = runcols_quiet_begin();

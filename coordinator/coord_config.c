@@ -12,6 +12,7 @@
 #include "coord_runconfig.h"
 #include "engine.h"
 #include "error.h"
+#include "spsa.h"
 #include "tournament.h"
 
 void coord_config_defaults(CoordConfig *c)
@@ -185,6 +186,8 @@ static bool check(const CoordConfig *c, CoordError *err)
     bool has_sprt;
     if (!coord_config_parse_sprt(c->sprt, &sp, &has_sprt, err))
         return false;
+    if (!spsa_check_config(c, err))
+        return false;
     if (has_sprt && c->engines != 2)
         return ERROR_SET(err,
                          "--sprt needs exactly two engines; this run has %d (a round robin or "
@@ -329,7 +332,7 @@ bool coord_config_finish_new(CoordConfig *c, const CoordGiven *given, CoordError
         c->seed = random_seed();
     if (c->engines > 2 && !c->tournament[0])
         snprintf(c->tournament, sizeof c->tournament, "roundrobin");
-    if (!absolute_paths(c, err))
+    if (!absolute_paths(c, err) || !spsa_finish_config(c, err))
         return false;
     return check(c, err);
 }

@@ -79,6 +79,7 @@ typedef struct {
     char tc[32];                             /* "BASE+INC" seconds, "" for none */
     int timemargin;                          /* ms of overrun before a time forfeit */
     char sprt[128]; /* "elo0=X elo1=Y [alpha=A] [beta=B] [model=M]"; "" none */
+    char spsa[COORD_PATH_MAX + 256]; /* "params=FILE pairs=N A=.. ..." (spsa.h); "" none */
     int max_plies;
     int resign_moves, resign_score;
     int draw_after, draw_moves, draw_score;
@@ -93,6 +94,7 @@ typedef struct {
     char pgnout[COORD_PATH_MAX]; /* PGN of every stored game, written at the end; "" none */
     int rating_interval;         /* games between logged rating lines; 0: none */
     char ack_log[COORD_PATH_MAX]; /* a JSON line per ACK sent (coord_acklog.h); "" none */
+    char spsa_out[COORD_PATH_MAX], spsa_plot[COORD_PATH_MAX]; /* SPSA's final values, PNG */
 
     /* Security and limits (session settings too). */
     char curve_secret[COORD_PATH_MAX]; /* the coordinator's secret key; "" plain */

@@ -32,12 +32,15 @@
 #include "runstats.h"
 #include "contracts/runfile.h"
 
+typedef struct Spsa Spsa;
+
 typedef struct {
     const CoordConfig *cfg;
     RunFile *rf;
     Schedule *sched;
     RunStats *stats;
     uint16_t players[COORD_MAX_ENGINES]; /* run file player id of each engine */
+    Spsa *spsa;                          /* an SPSA run's state (spsa.h); NULL for others */
 } CoordRun;
 
 typedef enum {

@@ -365,7 +365,7 @@ static void test_tuned(void **state)
 
     ProtoMsg good = g_msg;
     p->tuned[1].name[5] = '=';
-    expect_encode_fails(&g_msg, "'=' or ';'");
+    expect_encode_fails(&g_msg, "empty name, or '=' or ';'");
     g_msg = good;
     p->tuned[2].name[0] = '\0';
     expect_encode_fails(&g_msg, "empty name");

@@ -34,7 +34,8 @@ uint64_t play_ext_starts(const PlayEngines *pe, int p)
 }
 
 /* An external engine's options followed by the WORK's tuned parameters, each as
- * "Name=Value" with the shortest decimal that reads back as the same number. */
+ * "Name=Value": a whole number as one (spin options take nothing else), any other with
+ * the shortest decimal that reads back as the same number. */
 static bool options_with_tuned(const ProtoPlayer *pl, char *buf, size_t size, char *err,
                                size_t err_size)
 {
@@ -47,6 +48,8 @@ static bool options_with_tuned(const ProtoPlayer *pl, char *buf, size_t size, ch
             if (strtod(text, NULL) == v)
                 break;
         }
+        if (v == floor(v))
+            snprintf(text, sizeof text, "%.0f", v);
         n += (size_t)snprintf(buf + n, size - n, "%s%s=%s", n ? ";" : "", pl->tuned[k].name,
                               text);
     }

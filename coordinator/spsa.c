@@ -110,8 +110,6 @@ bool spsa_check_config(const CoordConfig *c, CoordError *err)
     if (c->engines != 2 || !same_engines(c))
         return ERROR_SET(err, "--spsa plays one engine against itself: give one engine (-engine "
                               "once; engine 1 the same as engine 0)");
-    if (strpbrk(s.params, " \t"))
-        return ERROR_SET(err, "--spsa: params=%s: a path with blanks is not supported", s.params);
     if (!s.pairs || s.A < 0 || c->games != 2 * s.pairs) {
         return ERROR_SET(err,
                          "--spsa: an SPSA run plays its pairs=%" PRIu64 " (%" PRIu64

@@ -88,7 +88,7 @@ bool spsa_report_write(const Spsa *s, const char *path, CoordError *err)
     return true;
 }
 
-bool spsa_report_plot(const Spsa *s, const char *png, const char *title, CoordError *err)
+bool spsa_report_plot(const Spsa *s, const char *png, const char *run, CoordError *err)
 {
     if (strchr(png, '\''))
         return ERROR_SET(err, "%s: a plot path with a quote is not supported", png);
@@ -101,11 +101,12 @@ bool spsa_report_plot(const Spsa *s, const char *png, const char *title, CoordEr
         sigaction(SIGPIPE, &old, NULL);
         return ERROR_SET(err, "cannot start gnuplot: %s", strerror(errno));
     }
-    fprintf(g, "set terminal png size 1100,650\nset output '%s'\nset title \"", png);
-    for (const char *c = title; *c; c++)
+    fprintf(g, "set terminal png size 1100,650\nset output '%s'\nset title \"SPSA of ", png);
+    for (const char *c = run; *c; c++)
         fputc(*c == '"' || *c == '\\' ? ' ' : *c, g);
-    fprintf(g, "\" noenhanced\nset xlabel 'iteration (pair)'\n"
-               "set ylabel 'theta, as a fraction of [min, max]'\nset yrange [0:1]\n"
+    fprintf(g, ": %" PRIu64 " iterations\" noenhanced\nset xlabel 'iteration (pair)'\n",
+            s->applied);
+    fprintf(g, "set ylabel 'theta, as a fraction of [min, max]'\nset yrange [0:1]\n"
                "set key outside right noenhanced\nset grid\nplot ");
     for (int i = 0; i < s->n; i++) {
         fprintf(g, "%s'-' using 1:2 with lines lw 2 title '", i ? ", " : "");

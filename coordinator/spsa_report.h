@@ -29,8 +29,8 @@ void spsa_report_values(const Spsa *s, StrBuf *out);
 bool spsa_report_write(const Spsa *s, const char *path, CoordError *err);
 
 /* Every parameter's theta after each iteration, as a fraction of its [min, max], into a
- * PNG drawn by gnuplot. */
-bool spsa_report_plot(const Spsa *s, const char *png, const char *title, CoordError *err);
+ * PNG drawn by gnuplot, titled with the run file's path. */
+bool spsa_report_plot(const Spsa *s, const char *png, const char *run, CoordError *err);
 
 /* `spsa-report RUN.h5 [--out FILE] [--plot FILE]`: the values on stdout (the same text
  * as the run's out= file), a summary line on stderr; an exit status. */

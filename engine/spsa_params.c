@@ -4,7 +4,7 @@
 #include <strings.h>
 
 const SpsaParamInfo SPSA_PARAM_INFO[SPSA_PARAM_NB] = {
-#define X(name, def, lo, hi, c_end, r_end)                                                   \
+#define X(name, def, lo, hi, c_end, r_end) \
     {#name, def, lo, hi, c_end, r_end, offsetof(SearchParams, name)},
     SPSA_PARAMS(X)
 #undef X
@@ -17,7 +17,7 @@ const SearchParams SPSA_PARAMS_DEFAULT = {
 };
 
 /* Every default inside its own range: checked where the table is compiled. */
-#define X(name, def, lo, hi, c_end, r_end)                                                   \
+#define X(name, def, lo, hi, c_end, r_end) \
     _Static_assert((lo) <= (def) && (def) <= (hi), #name ": default outside min..max");
 SPSA_PARAMS(X)
 #undef X

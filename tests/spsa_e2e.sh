@@ -62,6 +62,7 @@ check "the same seed again: a byte-identical final file (and the same exact thet
     "$(diff "$tmp/a.txt" "$tmp/b.txt"; thetas a; thetas b)"
 
 # ---- killed with SIGKILL half-way, restarted on its run file ----
+: >"$tmp/c1.out" # e2e_start_coord reads it at once
 e2e_start_coord c1 --bind 'tcp://127.0.0.1:*' --progress-interval 0.2 --out "$tmp/c.h5" \
     -engine name=chuhe builtin "${run_args[@]}" -spsa "${spsa_words[@]}" out="$tmp/c.txt"
 cep=$ep
@@ -83,6 +84,7 @@ rrc=$?
 [ $killed = 137 ] && [ $rrc = 0 ] && [ "$(wc -l <"$tmp/c.report")" = 4 ] && [ ! -e "$tmp/c.txt" ]
 check "SIGKILL half-way; spsa-report reads the unfinished run file" $? \
     "$(cat "$tmp/c1.err" "$tmp/c.report.err")"
+: >"$tmp/c2.out"
 e2e_start_coord c2 --bind "$cep" --progress-interval 0.5 --out "$tmp/c.h5" --spsa-out "$tmp/c.txt"
 wait_for "$mpid" 180
 wait_for "$cpid" 60

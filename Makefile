@@ -149,6 +149,8 @@ $(BINDIR)/chuhe-worker: $(CONTRACTS_LIB)
 
 $(BINDIR)/chuhe-coordinator: private LOCAL_LIBS = $(CONTRACTS_LIB)
 $(BINDIR)/chuhe-coordinator: $(CONTRACTS_LIB)
+# SPSA asks an external engine for its options through the worker's process module.
+$(BINDIR)/chuhe-coordinator: $(BUILDDIR)/worker/extproc.o
 
 # Tests: tests/test_NAME.c + tests/support/*.c + the coordinator modules + the library
 # -> $(BINDIR)/tests/test_NAME.

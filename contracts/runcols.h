@@ -1,6 +1,6 @@
 /*
  * The run file's HDF5 layer (runfile.h gives the schema): the column tables of /games,
- * /positions and /players, from which both the file types (packed, explicit
+ * /positions, /players and the SPSA tables, from which both the file types (packed, explicit
  * little-endian) and the in-memory types (the C structs) are built and against which an
  * opened file is checked, so that the layout is written down once; the file's
  * attributes; datasets created, opened, appended to and read with one hyperslab each;
@@ -35,7 +35,17 @@ typedef struct {
     uint32_t worker_rank;
 } RunGameRow;
 
-typedef enum { RUNCOLS_GAMES, RUNCOLS_POSITIONS, RUNCOLS_PLAYERS, RUNCOLS_NB } RunTableId;
+/* The tables before RUNCOLS_REQUIRED are in every run file; the SPSA ones only in a run
+ * that tunes parameters (runfile_spsa.c). */
+typedef enum {
+    RUNCOLS_GAMES,
+    RUNCOLS_POSITIONS,
+    RUNCOLS_PLAYERS,
+    RUNCOLS_SPSA_PARAMS,
+    RUNCOLS_SPSA,
+    RUNCOLS_NB,
+    RUNCOLS_REQUIRED = RUNCOLS_SPSA_PARAMS
+} RunTableId;
 
 typedef struct RunColumn RunColumn; /* one member of a row: runcols.c */
 

@@ -72,7 +72,7 @@ static bool create_impl(RunFile *rf, const char *config, const char *version, Ru
         !runcols_attr_write_string(rf->file, "run_config", config, rf->path, err) ||
         !runcols_attr_write_string(rf->file, "created", created, rf->path, err))
         return false;
-    for (int t = 0; t < RUNCOLS_NB; t++)
+    for (int t = 0; t < RUNCOLS_REQUIRED; t++)
         if (!runcols_create(&rf->ds[t], rf->file, rf->path, err))
             return false;
     if (!runcols_attr_write_reasons(rf->ds[RUNCOLS_GAMES].dset, rf->path, err))
@@ -303,19 +303,20 @@ static bool flush_impl(RunFile *rf, RunError *err)
         return true;
     if (!writable(rf, err))
         return false;
-    if (!rf->ngbuf && rf->ds[RUNCOLS_PLAYERS].stored == rf->nplayers)
+    if (!rf->ngbuf && !rf->nsbuf && rf->ds[RUNCOLS_PLAYERS].stored == rf->nplayers)
         return true;
-    /* Positions before the games that point at them, and one flush for all. */
+    /* Positions before the games that point at them, SPSA rows after the games they
+     * follow from, and one flush for all. */
     uint64_t p0 = rf->ds[RUNCOLS_PLAYERS].stored;
     uint64_t bytes = (rf->nplayers - p0) * sizeof(RunPlayer) + rf->npbuf * sizeof(RunPosition) +
-                     rf->ngbuf * sizeof(RunGameRow);
+                     rf->ngbuf * sizeof(RunGameRow) + runfile_spsa_pending_bytes(rf);
     bool untouched;
     bool ok = runfence_begin(rf->file, bytes, &untouched, rf->path, err) &&
               runcols_append(&rf->ds[RUNCOLS_PLAYERS], rf->players + p0, rf->nplayers - p0,
                              rf->path, err) &&
               runcols_append(&rf->ds[RUNCOLS_POSITIONS], rf->pbuf, rf->npbuf, rf->path, err) &&
               runcols_append(&rf->ds[RUNCOLS_GAMES], rf->gbuf, rf->ngbuf, rf->path, err) &&
-              runfence_end(rf->file, rf->path, err);
+              runfile_spsa_write(rf, err) && runfence_end(rf->file, rf->path, err);
     if (!ok) {
         /* with nothing written the rows stay buffered for the next try */
         rf->broken = !untouched;

@@ -38,6 +38,7 @@ typedef struct {
     EngineSpec each;
     long long rounds, games; /* -1: not given */
     const char *tournament;  /* the canonical kind name; NULL: not given */
+    bool spsa;               /* -spsa: the one engine plays against itself */
 } Translation;
 
 static bool push(Translation *t, const char *s)
@@ -322,6 +323,29 @@ static bool opt_sprt(Translation *t, const char *opt, char **w, int n)
     return push2(t, "--sprt", text);
 }
 
+/* -spsa params=F [pairs=N] [A=X] [alpha=X] [gamma=X] [window=W] [seed=S] [out=F]
+ * [plot=F]: the tuning words become --spsa, the others their own options. */
+static bool opt_spsa(Translation *t, const char *opt, char **w, int n)
+{
+    static const char *const keys[] = {"params", "pairs", "A",   "alpha", "gamma",
+                                       "window", "seed",  "out", "plot",  NULL};
+    if (!only_keys(w, n, opt, keys, t->err))
+        return false;
+    char text[COORD_PATH_MAX + 256] = "";
+    for (int k = 0; k < n; k++) {
+        size_t l = strlen(text);
+        if (!strncmp(w[k], "seed=", 5) || !strncmp(w[k], "out=", 4) || !strncmp(w[k], "plot=", 5))
+            continue;
+        if (l + strlen(w[k]) + 2 > sizeof text)
+            return ERROR_SET(t->err, "-spsa: too long");
+        snprintf(text + l, sizeof text - l, "%s%s", l ? " " : "", w[k]);
+    }
+    const char *seed = kv(w, n, "seed"), *out = kv(w, n, "out"), *plot = kv(w, n, "plot");
+    t->spsa = true;
+    return push2(t, "--spsa", text) && (!seed || push2(t, "--seed", seed)) &&
+           (!out || push2(t, "--spsa-out", out)) && (!plot || push2(t, "--spsa-plot", plot));
+}
+
 static bool opt_maxmoves(Translation *t, const char *opt, char **w, int n)
 {
     const char *val = one_value(t, opt, w, n);
@@ -410,6 +434,7 @@ static const struct {
     {"-rounds", opt_count, true},
     {"-games", opt_count, true},
     {"-sprt", opt_sprt, false},
+    {"-spsa", opt_spsa, false},
     {"-maxmoves", opt_maxmoves, true},
     {"-resign", opt_resign, false},
     {"-draw", opt_draw, false},
@@ -499,6 +524,26 @@ static bool emit_engine(Translation *t, const EngineSpec *e, int p)
            push_side_set(t, "--dir", side, e->dir);
 }
 
+/* -spsa: the one -engine twice, as "NAME+" (plus) and "NAME-" (minus). */
+static bool spsa_engines(Translation *t)
+{
+    if (t->nengines != 1)
+        return ERROR_SET(t->err, "-spsa tunes one engine against itself: give exactly one "
+                                 "-engine, not %d",
+                         t->nengines);
+    EngineSpec *e = &t->eng[0];
+    if (!inherit(e, &t->each, t->err))
+        return false;
+    char base[60];
+    snprintf(base, sizeof base, "%.59s", e->name[0] ? e->name : "spsa");
+    for (int p = 0; p < 2; p++) {
+        snprintf(e->name, sizeof e->name, "%s%c", base, p ? '-' : '+');
+        if (!emit_engine(t, e, p))
+            return false;
+    }
+    return true;
+}
+
 static bool finish(Translation *t)
 {
     TourKind kind = TOUR_ROUNDROBIN;
@@ -506,6 +551,8 @@ static bool finish(Translation *t)
         tournament_kind_parse(t->tournament, &kind);
     if (!push_games(t, kind))
         return false;
+    if (t->spsa)
+        return spsa_engines(t);
     if (t->nengines == 1)
         return ERROR_SET(t->err, "-engine: give at least two engines");
     if (t->nengines > 2) {

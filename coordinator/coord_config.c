@@ -15,6 +15,7 @@
 #include "error.h"
 #include "numparse.h"
 #include "outpath.h"
+#include "spsa.h"
 #include "tournament.h"
 
 void coord_config_defaults(CoordConfig *c)
@@ -192,6 +193,8 @@ static bool check(const CoordConfig *c, CoordError *err)
     SprtParams sp;
     bool has_sprt;
     if (!coord_config_parse_sprt(c->sprt, &sp, &has_sprt, err))
+        return false;
+    if (!spsa_check_config(c, err))
         return false;
     if (has_sprt && c->engines != 2)
         return ERROR_SET(err,
@@ -377,7 +380,7 @@ bool coord_config_finish_new(CoordConfig *c, const CoordGiven *given, CoordError
         c->seed = random_seed();
     if (c->engines > 2 && !c->tournament[0])
         snprintf(c->tournament, sizeof c->tournament, "roundrobin");
-    if (!absolute_paths(c, err))
+    if (!absolute_paths(c, err) || !spsa_finish_config(c, err))
         return false;
     return check(c, err);
 }

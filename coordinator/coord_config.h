@@ -79,6 +79,7 @@ typedef struct {
     char tc[32];                             /* "BASE+INC" seconds, "" for none */
     int timemargin;                          /* ms of overrun before a time forfeit */
     char sprt[128]; /* "elo0=X elo1=Y [alpha=A] [beta=B] [model=M]"; "" none */
+    char spsa[COORD_PATH_MAX + 256]; /* "params=FILE pairs=N A=.. ..." (spsa.h); "" none */
     int max_plies;
     int resign_moves, resign_score;
     int draw_after, draw_moves, draw_score;
@@ -97,6 +98,7 @@ typedef struct {
      * http_open. */
     char http[COORD_ENDPOINT_MAX];
     bool http_open;
+    char spsa_out[COORD_PATH_MAX], spsa_plot[COORD_PATH_MAX]; /* SPSA's final values, PNG */
 
     /* Security and limits (session settings too). */
     char curve_secret[COORD_PATH_MAX]; /* the coordinator's secret key; "" plain */

@@ -15,6 +15,7 @@
 #include "coord_signal.h"
 #include "coord_store.h"
 #include "coord_work.h"
+#include "spsa_report.h"
 #include "timeman.h"
 
 enum {
@@ -191,14 +192,21 @@ static void progress(CoordHub *h)
     coord_server_stats_context(h->run, coord_workers_live(&h->workers), &cx);
     char line[2048];
     if (h->cfg->json) {
-        StrBuf json;
+        StrBuf json, spsa;
         strbuf_init(&json);
-        runstats_json(h->run->stats, &cx, "progress", NULL, false, &json);
+        strbuf_init(&spsa);
+        if (h->run->spsa)
+            spsa_report_json(h->run->spsa, &spsa);
+        runstats_json(h->run->stats, &cx, "progress", h->run->spsa ? strbuf_text(&spsa) : NULL,
+                      false, &json);
         printf("%s\n", strbuf_text(&json));
         fflush(stdout);
         strbuf_free(&json);
+        strbuf_free(&spsa);
     }
     runstats_progress_text(h->run->stats, &cx, line, sizeof line);
+    if (h->run->spsa)
+        spsa_report_progress(h->run->spsa, line, sizeof line);
     coord_log_progress(line);
     /* the live page; other state for it (an SPSA run's parameters) goes in for NULL */
     if (h->run->live)

@@ -33,6 +33,8 @@
 #include "runstats.h"
 #include "contracts/runfile.h"
 
+typedef struct Spsa Spsa;
+
 typedef struct {
     const CoordConfig *cfg;
     RunFile *rf;
@@ -40,6 +42,7 @@ typedef struct {
     RunStats *stats;
     uint16_t players[COORD_MAX_ENGINES]; /* run file player id of each engine */
     CoordLive *live; /* the live page's snapshot, published with each progress line; NULL: none */
+    Spsa *spsa;                          /* an SPSA run's state (spsa.h); NULL for others */
 } CoordRun;
 
 typedef enum {

@@ -6,6 +6,7 @@
 #include "coord_accept.h"
 #include "coord_hub.h"
 #include "coord_log.h"
+#include "spsa.h"
 
 static void send_ack(CoordHub *h, int i, const ProtoGame *g, ProtoAckStatus status, uint64_t id)
 {
@@ -36,9 +37,16 @@ static void reject(CoordHub *h, int i, const ProtoGame *g, const char *why)
               (unsigned long long)g->pair_id, w->name, g->worker_rank, why);
     run->stats->rejected++;
     w->rejected++;
-    if (sched_game_rejected(run->sched, g->pair_id))
+    if (sched_game_rejected(run->sched, g->pair_id)) {
         coord_log("pair %llu dropped after %d rejected games", (unsigned long long)g->pair_id,
                   SCHED_MAX_REJECTS);
+        /* SPSA applies updates in pair order: without this pair's, none follows */
+        if (run->spsa) {
+            coord_log("SPSA: no update from pair %llu, so none after it: no new pairs",
+                      (unsigned long long)g->pair_id);
+            sched_stop(run->sched);
+        }
+    }
     send_ack(h, i, g, PROTO_ACK_REJECTED, 0);
 }
 
@@ -138,7 +146,10 @@ void coord_store_game(CoordHub *h, int i)
         return;
     coord_outbox_appended(h);
     w->stored++;
-    sched_game_stored(run->sched, g->pair_id, g->game_in_pair);
+    CoordError serr;
+    if (sched_game_stored(run->sched, g->pair_id, g->game_in_pair) && run->spsa &&
+        !spsa_catch_up(run->spsa, run->rf, &serr))
+        coord_log("SPSA: %s", serr.msg); /* the flush before the ACK reports a broken file */
     runstats_worker_game(run->stats, w->hello ? w->host : "?", g->worker_rank, g->rec.reason);
     count(h, g, id);
     send_ack(h, i, g, PROTO_ACK_STORED, id);

@@ -22,8 +22,11 @@
 #include "runstats.h"
 #include "coord_tools.h"
 #include "export.h"
+#include "error.h"
 #include "outpath.h"
 #include "runreport.h"
+#include "spsa_probe.h"
+#include "spsa_report.h"
 #include "contracts/keys.h"
 #include "position.h"
 #include "contracts/runfile.h"
@@ -41,6 +44,8 @@ static void usage(FILE *f)
                "                         (to stdout without -o; --force replaces an existing\n"
                "                         FILE, never a run file)\n"
                "       chuhe-coordinator verify RUN.h5   replay every stored game\n"
+               "       chuhe-coordinator spsa-report RUN.h5 [--out FILE] [--plot FILE.png]\n"
+               "                         an SPSA run's current values and trajectories\n"
                "       chuhe-coordinator report RUN.h5 --out DIR [--force]\n"
                "                         the run's figures: DIR/index.html, PNGs, text\n"
                "       chuhe-coordinator keygen NAME     write a CURVE key pair: NAME.key\n"
@@ -63,6 +68,8 @@ static void usage(FILE *f)
                "            [start=N] [plies=N]\n"
                "  -rounds N [-games G] | -games N       -maxmoves N\n"
                "  -sprt elo0=X elo1=Y [alpha=A] [beta=B] [model=normalized|logistic]\n"
+               "  -spsa params=FILE [pairs=N] [A=X] [alpha=0.602] [gamma=0.101] [window=16]\n"
+               "        [seed=S] [out=FILE] [plot=FILE.png]    (one -engine, against itself)\n"
                "        (two engines only)\n"
                "  -resign movecount=N score=CP          -draw movenumber=N movecount=M score=CP\n"
                "  -pgnout FILE                          -ratinginterval N\n"
@@ -131,16 +138,63 @@ static bool check_weights(const CoordConfig *cfg)
     return true;
 }
 
+/* SPSA's outputs: the final values and the plot, whose path defaults to the values'
+ * or the run file's with ".png". Checked before any game, never over an input. */
+static bool spsa_outputs(CoordConfig *cfg)
+{
+    if (!cfg->spsa[0])
+        return true;
+    if (!cfg->spsa_plot[0]) {
+        const char *base = cfg->spsa_out[0] ? cfg->spsa_out : cfg->out;
+        size_t n = strlen(base);
+        if (!cfg->spsa_out[0] && n > 3 && !strcmp(base + n - 3, ".h5"))
+            n -= 3;
+        snprintf(cfg->spsa_plot, sizeof cfg->spsa_plot, "%.*s.png", (int)n, base);
+    }
+    SpsaSettings set;
+    CoordError cerr;
+    if (!spsa_settings_parse(cfg->spsa, &set, &cerr)) {
+        coord_log("%s", cerr.msg);
+        return false;
+    }
+    const char *inputs[2] = {cfg->out, set.params};
+    char msg[COORD_PATH_MAX + 200];
+    if ((cfg->spsa_out[0] && !outpath_check("--spsa-out", cfg->spsa_out, OUTPATH_REPLACE, true,
+                                            inputs, 2, msg, sizeof msg)) ||
+        !outpath_check("--spsa-plot", cfg->spsa_plot, OUTPATH_REPLACE, true, inputs, 2, msg,
+                       sizeof msg)) {
+        coord_log("%s", msg);
+        return false;
+    }
+    return true;
+}
+
 /* The run file of a new run, made once everything else is ready (settings, openings,
  * the socket bound, the logs open), so that a failed start leaves no file. */
 static RunFile *create_run(const CoordConfig *cfg, uint16_t players[COORD_MAX_ENGINES])
 {
+    /* an SPSA run's parameter file is checked against its engine first */
+    CoordError cerr;
+    SpsaFile *spsa_file = NULL;
+    if (cfg->spsa[0]) {
+        spsa_file = malloc(sizeof *spsa_file);
+        if (!spsa_file || !spsa_probe_file(cfg, spsa_file, &cerr)) {
+            coord_log("%s", spsa_file ? cerr.msg : "out of memory");
+            free(spsa_file);
+            return NULL;
+        }
+    }
     char *json = malloc(RUNFILE_CONFIG_MAX + 1);
     if (!json || !coord_config_to_json(cfg, json, RUNFILE_CONFIG_MAX + 1))
         COORD_FATAL("the run settings do not fit in run_config");
     RunError err;
     RunFile *rf = runfile_create(cfg->out, json, CHUHE_VERSION, &err);
     free(json);
+    if (rf && spsa_file && !runfile_spsa_begin(rf, spsa_file->param, spsa_file->n, &err)) {
+        runfile_close(&rf, NULL); /* a new file that is not yet a run: nothing to keep */
+        unlink(cfg->out);
+    }
+    free(spsa_file);
     if (!rf) {
         coord_log("%s", err.msg);
         return NULL;
@@ -207,6 +261,9 @@ static int resume_run(CoordConfig *cfg, const CoordGiven *given, RunFile **rf,
         coord_log("%s: the run file has %u players, expected %d", cfg->out,
                   runfile_player_count(*rf), cfg->engines);
         status = 1;
+    } else if (!!cfg->spsa[0] != (runfile_spsa_param_count(*rf) > 0)) {
+        coord_log("%s: the run settings and the file disagree on SPSA (/spsa_params)", cfg->out);
+        status = 1;
     }
     if (status) {
         runfile_close(rf, &err);
@@ -246,23 +303,40 @@ static void summary(const CoordRun *run, const char *status, int workers)
     RunStatsContext cx;
     coord_server_stats_context(run, 0, &cx);
     if (run->cfg->json) {
-        char extra[COORD_PATH_MAX * 2 + 256];
-        size_t n = 0;
-        snprintf(extra, sizeof extra,
-                 "\"status\":\"%s\",\"run_id\":\"%016" PRIx64 "\",\"out\":", status,
-                 runfile_run_id(run->rf));
-        n = strlen(extra);
-        coord_json_string(extra, sizeof extra, &n, runfile_path(run->rf));
-        snprintf(extra + n, sizeof extra - n, ",\"workers_seen\":%d", workers);
+        StrBuf extra;
+        strbuf_init(&extra);
+        strbuf_printf(&extra, "\"status\":\"%s\",\"run_id\":\"%016" PRIx64 "\",\"out\":",
+                      status, runfile_run_id(run->rf));
+        strbuf_json_string(&extra, runfile_path(run->rf));
+        strbuf_printf(&extra, ",\"workers_seen\":%d", workers);
+        if (run->spsa) {
+            strbuf_printf(&extra, ",");
+            spsa_report_json(run->spsa, &extra);
+        }
         StrBuf line;
         strbuf_init(&line);
-        runstats_json(run->stats, &cx, "summary", extra, true, &line);
+        runstats_json(run->stats, &cx, "summary", strbuf_text(&extra), true, &line);
         printf("%s\n", strbuf_text(&line));
         strbuf_free(&line);
+        strbuf_free(&extra);
     } else {
         StrBuf text;
         strbuf_init(&text);
         runstats_summary_text(run->stats, &cx, &text);
+        if (run->spsa) {
+            strbuf_printf(&text, "  spsa       %" PRIu64 " iterations of %" PRIu64
+                                 " (window %" PRIu64 "); the values now:\n",
+                          run->spsa->applied, run->spsa->set.pairs, run->spsa->set.window);
+            StrBuf values;
+            strbuf_init(&values);
+            spsa_report_values(run->spsa, &values);
+            for (const char *l = strbuf_text(&values); *l;) {
+                size_t len = strcspn(l, "\n");
+                strbuf_printf(&text, "             %.*s\n", (int)len, l);
+                l += len + (l[len] == '\n');
+            }
+            strbuf_free(&values);
+        }
         printf("chuhe-coordinator: run %s (run id %016" PRIx64 ") %s, %d workers seen\n%s",
                runfile_path(run->rf), runfile_run_id(run->rf), status, workers, strbuf_text(&text));
         strbuf_free(&text);
@@ -270,6 +344,45 @@ static void summary(const CoordRun *run, const char *status, int workers)
     fflush(stdout);
 }
 
+/* An SPSA run's state from its run file: theta replayed from the stored iterations, each
+ * checked, and the updates of complete pairs not yet applied. */
+static bool spsa_start(const CoordConfig *cfg, RunFile *rf, uint16_t plus_player, Spsa *s)
+{
+    SpsaSettings set;
+    CoordError error, *err = &error;
+    RunSpsaParam params[SPSA_MAX_PARAMS];
+    int n = runfile_spsa_param_count(rf);
+    for (int i = 0; i < n; i++)
+        params[i] = *runfile_spsa_param(rf, i);
+    memset(s, 0, sizeof *s);
+    bool ok = spsa_settings_parse(cfg->spsa, &set, err);
+    if (ok && !spsa_init(s, &set, cfg->seed, params, n, plus_player))
+        ok = ERROR_SET(err, "out of memory");
+    ok = ok && spsa_restore(s, rf, err);
+    if (!ok)
+        coord_log("%s", err->msg);
+    else if (s->applied)
+        coord_log("SPSA: %" PRIu64 " iterations applied from the run file", s->applied);
+    return ok;
+}
+
+/* SPSA's final values and plot (logged when they cannot be written). */
+static void spsa_finish(const CoordConfig *cfg, const Spsa *s, const char *run_path)
+{
+    CoordError err;
+    if (cfg->spsa_out[0]) {
+        if (spsa_report_write(s, cfg->spsa_out, &err))
+            coord_log("SPSA values written to %s", cfg->spsa_out);
+        else
+            coord_log("--spsa-out: %s", err.msg);
+    }
+    if (spsa_report_plot(s, cfg->spsa_plot, run_path, &err))
+        coord_log("SPSA trajectories drawn in %s", cfg->spsa_plot);
+    else
+        coord_log("--spsa-plot: %s", err.msg);
+}
+
+/* The PGN of every stored game, for -pgnout. */
 /* -pgnout: the games stored in this session (from game first on), appended to the
  * file as cutechess-cli does, so that a resumed run adds its own games to the same
  * PGN. False when they could not be written. */
@@ -327,7 +440,7 @@ static int start(CoordConfig *cfg, const CoordGiven *given, RunFile **rf, CoordH
     if (!coord_config_check_outputs(cfg, &cerr)) {
         coord_log("%s", cerr.msg);
         status = 2;
-    } else if (!check_weights(cfg)) {
+    } else if (!check_weights(cfg) || !spsa_outputs(cfg)) {
         status = 1;
     } else if (!sched_init(sched, cfg, &serr)) {
         coord_log("%s", serr.msg);
@@ -414,12 +527,28 @@ static int serve(int argc, char **argv)
         coord_http_announce(http, cfg.json);
     }
     memcpy(run.players, players, sizeof run.players);
+    Spsa spsa;
+    if (cfg.spsa[0]) {
+        if (!spsa_start(&cfg, rf, players[0], &spsa)) {
+            spsa_free(&spsa);
+            coord_server_abandon(&server);
+            runfile_close(&rf, &err);
+            sched_free(&sched);
+            runstats_free(&stats);
+            return serve_end(&http, &live, 1);
+        }
+        run.spsa = &spsa;
+    }
     int signo = 0, workers = 0;
     ServeStatus st = coord_server_run(&server, &run, &signo, &workers);
     const char *status = st == SERVE_COMPLETE      ? "complete"
                          : st == SERVE_INTERRUPTED ? "interrupted"
                                                    : "failed";
     summary(&run, status, workers);
+    if (run.spsa) {
+        spsa_finish(&cfg, &spsa, runfile_path(rf));
+        spsa_free(&spsa);
+    }
     bool written = !cfg.pgnout[0] || write_pgn(rf, cfg.pgnout, games_at_start);
     bool closed = runfile_close(&rf, &err);
     if (!closed)
@@ -497,6 +626,8 @@ static int run_command(int argc, char **argv)
         return stats_tool(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "verify"))
         return coord_tool_verify(argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "spsa-report"))
+        return spsa_report_tool(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "report"))
         return runreport_tool(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "keygen"))

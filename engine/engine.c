@@ -13,6 +13,7 @@ struct Engine {
     TT tt;
     int hash_mb;
     EvalParams params;
+    SearchParams tune;
     Search search;
     atomic_bool stop;
 };
@@ -20,7 +21,6 @@ struct Engine {
 Engine *engine_new(void)
 {
     position_init();
-    search_init();
     (void)weights_default(); /* built here, before any search thread can race for it */
     Engine *e = calloc(1, sizeof *e);
     if (!e)
@@ -33,6 +33,8 @@ Engine *engine_new(void)
     e->params = *weights_default();
     e->search.tt = &e->tt;
     e->search.params = &e->params;
+    e->tune = SPSA_PARAMS_DEFAULT;
+    e->search.tune = &e->tune;
     e->search.stop = &e->stop;
     e->search.move_overhead = 10;
     atomic_init(&e->stop, false);
@@ -112,6 +114,14 @@ bool engine_save_weights(const Engine *e, const char *path, WeightsError *err)
 }
 
 const EvalParams *engine_weights(const Engine *e) { return &e->params; }
+
+bool engine_set_search_param(Engine *e, int index, long long value)
+{
+    return index >= 0 && index < SPSA_PARAM_NB && spsa_params_set(&e->tune, index, value);
+}
+
+const SearchParams *engine_search_params(const Engine *e) { return &e->tune; }
+void engine_reset_search_params(Engine *e) { e->tune = SPSA_PARAMS_DEFAULT; }
 
 Value engine_eval(const Engine *e) { return evaluate(&e->pos, &e->params); }
 

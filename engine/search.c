@@ -11,18 +11,19 @@
 #include "rules.h"
 #include "see.h"
 
-/* Reductions by depth and move number, built once. */
-static int8_t lmr_table[MAX_PLY][64];
-
-void search_init(void)
+/* The reduction table of s->sp, unless it has it already. */
+static void lmr_build(Search *s)
 {
-    static bool done;
-    if (done)
+    if (s->lmr_for[0] == s->sp.lmr_base && s->lmr_for[1] == s->sp.lmr_divisor)
         return;
+    double base = s->sp.lmr_base / 100.0, divisor = s->sp.lmr_divisor / 100.0;
     for (int d = 1; d < MAX_PLY; d++)
-        for (int m = 1; m < 64; m++)
-            lmr_table[d][m] = (int8_t)(0.8 + log(d) * log(m) / 2.3);
-    done = true;
+        for (int m = 1; m < 64; m++) {
+            double r = base + log(d) * log(m) / divisor;
+            s->lmr[d][m] = (int8_t)(r < 127 ? r : 127);
+        }
+    s->lmr_for[0] = s->sp.lmr_base;
+    s->lmr_for[1] = s->sp.lmr_divisor;
 }
 
 void search_clear(Search *s)
@@ -74,9 +75,9 @@ static void update_quiet_stats(Search *s, int ply, Move best, const Move *quiets
 {
     Position *pos = &s->pos;
     SearchStack *ss = &s->stack[ply];
-    int bonus = depth * depth * 16 + 32;
-    if (bonus > 4000)
-        bonus = 4000;
+    int bonus = depth * depth * s->sp.history_bonus_mul + s->sp.history_bonus_add;
+    if (bonus > s->sp.history_bonus_max)
+        bonus = s->sp.history_bonus_max;
     if (ss->killers[0] != best) {
         ss->killers[1] = ss->killers[0];
         ss->killers[0] = best;
@@ -206,7 +207,7 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
         if (!in_check && mp.next <= ncaptures) {
             /* a capture that cannot lift the score to alpha, or loses material, waits */
             Value gain = SEE_VALUE[piece_type(pos_piece_on(pos, move_to(m)))];
-            if (stand_pat + gain + 150 <= alpha)
+            if (stand_pat + gain + s->sp.qs_futility_margin <= alpha)
                 continue;
             if (!see_ge(pos, m, 0))
                 continue;
@@ -245,6 +246,7 @@ static bool has_attackers(const Position *pos, Color c)
 
 static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool cut_node)
 {
+    const SearchParams *sp = &s->sp;
     bool pv_node = beta - alpha > 1;
     bool root = ply == 0;
     /* before the horizon test: the parent copies this PV, and qsearch keeps none */
@@ -303,15 +305,19 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
         /* reverse futility: far above beta at low depth; never against a beta that says
          * we are mated, which a static evaluation cannot refute (it would also hide a
          * position without a legal move, a loss here) */
-        if (depth <= 7 && eval - (90 - 30 * improving) * depth >= beta &&
+        if (depth <= sp->rfp_depth &&
+            eval - (sp->rfp_margin - sp->rfp_improving * improving) * depth >= beta &&
             eval < VALUE_MATE_IN_MAX_PLY && beta > VALUE_MATED_IN_MAX_PLY)
             return eval;
 
         /* null move: if passing still beats beta, a real move will too */
-        if (depth >= 3 && eval >= beta && ss->static_eval >= beta - 20 * depth &&
+        if (depth >= sp->nmp_min_depth && eval >= beta &&
+            ss->static_eval >= beta - sp->nmp_static_margin * depth &&
             ply > 0 && s->stack[ply - 1].current != MOVE_NULL &&
             has_attackers(pos, pos->side) && beta > VALUE_MATED_IN_MAX_PLY) {
-            int r = 3 + depth / 4 + (eval - beta > 600 ? 3 : (eval - beta) / 200);
+            int by_eval = (eval - beta) / sp->nmp_eval_div;
+            int r = sp->nmp_base + depth / sp->nmp_depth_div +
+                    (by_eval < sp->nmp_eval_max ? by_eval : sp->nmp_eval_max);
             pos_do_null(pos);
             ss->current = MOVE_NULL;
             ss->cont = NULL;
@@ -325,7 +331,7 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     }
 
     /* no hash move at a deep node: search it shallower, it will have one next time */
-    if (depth >= 4 && tt_move == MOVE_NONE && (pv_node || cut_node))
+    if (depth >= sp->iir_min_depth && tt_move == MOVE_NONE && (pv_node || cut_node))
         depth--;
 
     MovePicker mp;
@@ -347,15 +353,18 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
         /* shallow pruning, once a move has kept us from being mated */
         if (!root && best > VALUE_MATED_IN_MAX_PLY && !in_check) {
             if (!capture) {
-                int lmp = (3 + depth * depth) / (2 - improving);
-                if (depth <= 8 && move_count > lmp && !pos_gives_check(pos, m))
+                int lmp = (sp->lmp_base + depth * depth) / (2 - improving);
+                if (depth <= sp->lmp_depth && move_count > lmp && !pos_gives_check(pos, m))
                     continue;
-                if (depth <= 6 && ss->static_eval + 120 + 100 * depth <= alpha &&
-                    hist < 4000 && !pos_gives_check(pos, m))
+                if (depth <= sp->fut_depth &&
+                    ss->static_eval + sp->fut_base + sp->fut_margin * depth <= alpha &&
+                    hist < sp->fut_history && !pos_gives_check(pos, m))
                     continue;
-                if (depth <= 8 && !see_ge(pos, m, -25 * depth * depth))
+                if (depth <= sp->see_quiet_depth &&
+                    !see_ge(pos, m, -sp->see_quiet_margin * depth * depth))
                     continue;
-            } else if (depth <= 6 && !see_ge(pos, m, -150 * depth)) {
+            } else if (depth <= sp->see_capture_depth &&
+                       !see_ge(pos, m, -sp->see_capture_margin * depth)) {
                 continue;
             }
         }
@@ -370,13 +379,13 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
 
         Value v;
         int searched = move_count - 1;
-        if (depth >= 3 && move_count > 1 + pv_node && (!capture || cut_node)) {
-            int r = lmr_table[depth < MAX_PLY ? depth : MAX_PLY - 1][move_count < 64 ? move_count : 63];
+        if (depth >= sp->lmr_min_depth && move_count > 1 + pv_node && (!capture || cut_node)) {
+            int r = s->lmr[depth < MAX_PLY ? depth : MAX_PLY - 1][move_count < 64 ? move_count : 63];
             r += !pv_node;
             r += cut_node;
             r -= gives_check;
             r += !improving;
-            r -= hist / 10000;
+            r -= hist / sp->lmr_history_div;
             if (r < 0)
                 r = 0;
             if (r > new_depth - 1)
@@ -441,6 +450,7 @@ static void report(Search *s, const SearchCallbacks *cb, int depth, Value v, Bou
 static void search_start(Search *s, const Position *root, const SearchLimits *limits)
 {
     s->start_ms = time_now_ms();
+    s->sp = s->tune ? *s->tune : SPSA_PARAMS_DEFAULT;
     pos_copy(&s->pos, root);
     s->limits = *limits;
     s->plan = time_plan(limits, root->side, s->move_overhead, root->game_ply);
@@ -471,6 +481,7 @@ SearchResult search_run(Search *s, const Position *root, const SearchLimits *lim
                         const SearchCallbacks *cb)
 {
     search_start(s, root, limits);
+    lmr_build(s);
 
     SearchResult res = {MOVE_NONE, MOVE_NONE, VALUE_ZERO, 0, 0, 0};
     MoveList legal;
@@ -487,8 +498,8 @@ SearchResult search_run(Search *s, const Position *root, const SearchLimits *lim
     for (int depth = 1; depth <= max_depth; depth++) {
         s->root_depth = depth;
         s->seldepth = 0;
-        Value delta = 30, alpha = -VALUE_INFINITE, beta = VALUE_INFINITE, v;
-        if (depth >= 5) {
+        Value delta = s->sp.asp_delta, alpha = -VALUE_INFINITE, beta = VALUE_INFINITE, v;
+        if (depth >= s->sp.asp_min_depth) {
             alpha = prev - delta > -VALUE_INFINITE ? prev - delta : -VALUE_INFINITE;
             beta = prev + delta < VALUE_INFINITE ? prev + delta : VALUE_INFINITE;
         }

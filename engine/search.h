@@ -11,6 +11,7 @@
 #include "eval_terms.h"
 #include "position.h"
 #include "score.h"
+#include "spsa_params.h"
 #include "timeman.h"
 #include "tt.h"
 
@@ -58,6 +59,7 @@ typedef struct Search {
     Position pos;
     TT *tt;
     const EvalParams *params;
+    const SearchParams *tune; /* the tunable constants to search with; NULL: the defaults */
     atomic_bool *stop;
     SearchLimits limits;
     TimePlan plan;
@@ -72,18 +74,20 @@ typedef struct Search {
     Move counter[PIECE_NB][SQUARE_NB];
     PieceToHistory cont_history[PIECE_NB][SQUARE_NB];
     SearchStack stack[MAX_PLY + 4];
+    SearchParams sp; /* *tune, copied when a search starts: what the search reads */
+    /* reductions by depth and move number, built for sp's lmr_base and lmr_divisor
+     * (lmr_for; a divisor of 0: not built yet) */
+    int8_t lmr[MAX_PLY][64];
+    int lmr_for[2];
 } Search;
-
-/* Builds the reduction table; idempotent, called by engine_new before any thread runs. */
-void search_init(void);
 
 /* Forgets what earlier searches learnt (histories); the TT is cleared separately. */
 void search_clear(Search *s);
 
 /*
  * Searches pos (copied) within limits. stop may be raised from another thread. The
- * search state s must stay alive during the call; tt and params are only read and
- * written through s.
+ * search state s must stay alive during the call; tt, params and tune are only read
+ * and written through s.
  */
 SearchResult search_run(Search *s, const Position *pos, const SearchLimits *limits,
                         const SearchCallbacks *cb);

@@ -186,7 +186,6 @@ static void test_suite_lines(void **state)
 int main(void)
 {
     position_init();
-    search_init();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hanging_chariot),
         cmocka_unit_test(test_quiet_check_mate),

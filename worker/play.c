@@ -1,6 +1,8 @@
 #include "play.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
@@ -31,6 +33,32 @@ uint64_t play_ext_starts(const PlayEngines *pe, int p)
     return pe->ext[p] ? extengine_starts(pe->ext[p]) : 0;
 }
 
+/* An external engine's options followed by the WORK's tuned parameters, each as
+ * "Name=Value": a whole number as one (spin options take nothing else), any other with
+ * the shortest decimal that reads back as the same number. */
+static bool options_with_tuned(const ProtoPlayer *pl, char *buf, size_t size, char *err,
+                               size_t err_size)
+{
+    size_t n = (size_t)snprintf(buf, size, "%s", pl->options);
+    for (int k = 0; k < pl->ntuned && n < size; k++) {
+        double v = pl->tuned[k].value;
+        char text[32];
+        for (int digits = 1; digits <= 17; digits++) {
+            snprintf(text, sizeof text, "%.*g", digits, v);
+            if (strtod(text, NULL) == v)
+                break;
+        }
+        if (v == floor(v))
+            snprintf(text, sizeof text, "%.0f", v);
+        n += (size_t)snprintf(buf + n, size - n, "%s%s=%s", n ? ";" : "", pl->tuned[k].name,
+                              text);
+    }
+    if (n >= size)
+        return error_set(err, err_size, "player %u: options and tuned parameters exceed %zu bytes",
+                         pl->player_id, size - 1);
+    return true;
+}
+
 /* Gives player p the external engine pl asks for, from the pool, started and ready. A
  * start that fails is tried once more: an engine killed while it starts (by a user, the
  * OOM killer) is not a broken engine, and a rank that gives up here plays no more. */
@@ -45,7 +73,8 @@ static bool ready_external(PlayEngines *pe, int p, const ProtoPlayer *pl, char *
                          "move time or a depth)",
                          pl->player_id);
     snprintf(cfg.command, sizeof cfg.command, "%s", pl->command);
-    snprintf(cfg.options, sizeof cfg.options, "%s", pl->options);
+    if (!options_with_tuned(pl, cfg.options, sizeof cfg.options, err, size))
+        return false;
     snprintf(cfg.dir, sizeof cfg.dir, "%s", pl->dir);
     pe->ext[p] = extpool_get(&pe->pool, &cfg, pe->ext[1 - p], err, size);
     if (!pe->ext[p])
@@ -76,6 +105,15 @@ static bool ready_engine(PlayEngines *pe, int p, const ProtoPlayer *pl, char *er
         if (!engine_load_weights(pe->engine[p], pl->weights, &werr))
             return error_set(err, size, "player %u weights: %s", pl->player_id, werr.msg);
         snprintf(pe->weights[p], sizeof pe->weights[p], "%s", pl->weights);
+    }
+    /* the search constants: the defaults, then the ones this WORK tunes */
+    engine_reset_search_params(pe->engine[p]);
+    for (int k = 0; k < pl->ntuned; k++) {
+        const ProtoTuned *t = &pl->tuned[k];
+        int i = spsa_params_find(t->name);
+        if (i < 0 || !engine_set_search_param(pe->engine[p], i, llround(t->value)))
+            return error_set(err, size, "player %u: %s = %g is not a search parameter in range",
+                             pl->player_id, t->name, t->value);
     }
     return true;
 }

@@ -263,6 +263,14 @@ bool runfile_read_positions(RunFile *rf, uint64_t start, uint64_t count, RunPosi
  * outcome, reason; out->game_id = game_id). Only flushed games can be read. */
 bool runfile_read_game(RunFile *rf, uint64_t game_id, GameRecord *out, RunError *err);
 
+/* A game's identity as a move list: a hash of its start FEN and its moves, equal for
+ * two games exactly when they play the same moves from the same position (up to hash
+ * collisions, 2^-64 a pair). Counts games that repeat others (self-play of two equal
+ * deterministic players, an opening played twice by the same engines). From a record,
+ * or from the run file (flushed or buffered: a game just appended has its key). */
+uint64_t runfile_record_key(const GameRecord *rec);
+bool runfile_game_key(const RunFile *rf, uint64_t game_id, uint64_t *key, RunError *err);
+
 /* Reads every position and checks it against its game (game id, ply, result): the full
  * check that opening skips for speed. */
 bool runfile_verify(RunFile *rf, RunError *err);

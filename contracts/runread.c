@@ -137,6 +137,74 @@ bool runfile_read_game(RunFile *rf, uint64_t game_id, GameRecord *out, RunError 
     return ok;
 }
 
+/* FNV-1a, 64 bits: the move-list key's hash. */
+static uint64_t key_bytes(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *b = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+enum { KEY_START = 0xcbf29ce484222325ULL };
+
+/* The FEN's length first, so that no FEN and moves read as another FEN and moves. */
+static uint64_t key_start(const char *start_fen)
+{
+    uint32_t n = (uint32_t)strnlen(start_fen, RUNFILE_FEN_SIZE);
+    return key_bytes(key_bytes(KEY_START, &n, sizeof n), start_fen, n);
+}
+
+static uint64_t key_move(uint64_t h, Move m)
+{
+    uint16_t v = (uint16_t)m;
+    return key_bytes(h, &v, sizeof v);
+}
+
+uint64_t runfile_record_key(const GameRecord *rec)
+{
+    uint64_t h = key_start(rec->start_fen);
+    for (int i = 0; i < rec->nplies; i++)
+        h = key_move(h, rec->plies[i].move);
+    return h;
+}
+
+bool runfile_game_key(const RunFile *rf, uint64_t game_id, uint64_t *key, RunError *err)
+{
+    if (game_id >= rf->ngames)
+        return ERROR_SET(err, "%s: game %llu: only %llu games are stored", rf->path,
+                         (unsigned long long)game_id, (unsigned long long)rf->ngames);
+    const RunGame *g = &rf->games[game_id];
+    uint64_t games_on_disk = rf->ds[RUNCOLS_GAMES].stored;
+    uint64_t rows_on_disk = rf->ds[RUNCOLS_POSITIONS].stored;
+    RunGameRow row;
+    RunPosition *rows = malloc((g->plies ? g->plies : 1) * sizeof *rows);
+    if (!rows)
+        return ERROR_SET(err, "%s: out of memory", rf->path);
+    RunQuiet q = runcols_quiet_begin();
+    /* the rows on disk first, then those still buffered */
+    uint64_t first = g->first_position, end = first + g->plies;
+    uint64_t disk = end <= rows_on_disk ? g->plies : first < rows_on_disk ? rows_on_disk - first : 0;
+    bool ok = true;
+    if (game_id < games_on_disk)
+        ok = runcols_read(&rf->ds[RUNCOLS_GAMES], game_id, 1, &row, rf->path, err);
+    else
+        row = rf->gbuf[game_id - games_on_disk];
+    if (ok && disk)
+        ok = runcols_read(&rf->ds[RUNCOLS_POSITIONS], first, disk, rows, rf->path, err);
+    runcols_quiet_end(q);
+    if (ok) {
+        for (uint64_t i = disk; i < g->plies; i++)
+            rows[i] = rf->pbuf[first + i - rows_on_disk];
+        uint64_t h = key_start(row.start_fen);
+        for (uint64_t i = 0; i < g->plies; i++)
+            h = key_move(h, rows[i].move);
+        *key = h;
+    }
+    free(rows);
+    return ok;
+}
+
 /* Every stored position against its game: id, ply, side to move, result, board. */
 static bool verify_impl(RunFile *rf, RunError *err)
 {

@@ -160,6 +160,7 @@ static int cmp_u64(const void *a, const void *b)
 
 typedef struct {
     uint64_t games, positions, invalid, duplicates, full_pairs, half_pairs;
+    uint64_t repeated; /* games playing the moves of another from its start position */
     uint64_t outcome[3]; /* red wins, draws, black wins */
 } VerifyCounts;
 
@@ -224,10 +225,21 @@ static void verify_rows(const CoordConfig *cfg, const RunGame *g, const GameReco
         }
 }
 
+/* Games whose move-list key (runfile_record_key) an earlier one in sorted order has. */
+static uint64_t count_repeated(uint64_t *moves, uint64_t n)
+{
+    uint64_t repeated = 0;
+    qsort(moves, n, sizeof *moves, cmp_u64);
+    for (uint64_t i = 1; i < n; i++)
+        repeated += moves[i] == moves[i - 1];
+    return repeated;
+}
+
 /* Replays every game and checks the bookkeeping of the /games table. */
 static void verify_games(RunFile *rf, const CoordConfig *cfg, GameRecord *rec, uint64_t *keys,
-                         VerifyCounts *c)
+                         uint64_t *moves, VerifyCounts *c)
 {
+    uint64_t nmoves = 0;
     uint64_t n = runfile_game_count(rf);
     uint64_t next_position = 0;
     for (uint64_t id = 0; id < n; id++) {
@@ -251,11 +263,13 @@ static void verify_games(RunFile *rf, const CoordConfig *cfg, GameRecord *rec, u
         if (!record_validate(rec, &perr))
             problem(c, id, "replay: ", perr.msg);
         verify_rows(cfg, g, rec, c);
+        moves[nmoves++] = runfile_record_key(rec);
         c->games++;
         c->positions += (uint64_t)rec->nplies;
         if (g->outcome >= -1 && g->outcome <= 1)
             c->outcome[1 - g->outcome]++;
     }
+    c->repeated = count_repeated(moves, nmoves);
     qsort(keys, n, sizeof *keys, cmp_u64);
     for (uint64_t i = 0; i < n; i++) {
         if (i + 1 < n && keys[i] == keys[i + 1]) {
@@ -289,11 +303,13 @@ int coord_tool_verify(int argc, char **argv)
     uint64_t n = runfile_game_count(rf);
     GameRecord *rec = malloc(sizeof *rec);
     uint64_t *keys = malloc((n ? n : 1) * sizeof *keys);
+    uint64_t *moves = malloc((n ? n : 1) * sizeof *moves);
     CoordConfig *cfg = malloc(sizeof *cfg);
-    if (!rec || !keys || !cfg) {
+    if (!rec || !keys || !moves || !cfg) {
         fprintf(stderr, "chuhe-coordinator: out of memory\n");
         free(rec);
         free(keys);
+        free(moves);
         free(cfg);
         runfile_close(&rf, &err);
         return 1;
@@ -302,17 +318,19 @@ int coord_tool_verify(int argc, char **argv)
     bool table_ok = runfile_verify(rf, &err);
     if (!table_ok)
         fprintf(stderr, "verify: %s\n", err.msg);
-    verify_games(rf, config_ok ? cfg : NULL, rec, keys, &c);
+    verify_games(rf, config_ok ? cfg : NULL, rec, keys, moves, &c);
     free(rec);
     free(keys);
+    free(moves);
     free(cfg);
     bool ok = config_ok && table_ok && c.invalid == 0 && c.duplicates == 0;
     printf("verify %s: %s\n", argv[0], ok ? "OK" : "FAILED");
     printf("games %" PRIu64 "\npositions %" PRIu64 "\nplayers %u\nfull_pairs %" PRIu64
-           "\nhalf_pairs %" PRIu64 "\nduplicates %" PRIu64 "\ninvalid %" PRIu64
-           "\nred_wins %" PRIu64 "\ndraws %" PRIu64 "\nblack_wins %" PRIu64 "\n",
+           "\nhalf_pairs %" PRIu64 "\nduplicates %" PRIu64 "\nrepeated %" PRIu64
+           "\ninvalid %" PRIu64 "\nred_wins %" PRIu64 "\ndraws %" PRIu64 "\nblack_wins %" PRIu64
+           "\n",
            c.games, c.positions, runfile_player_count(rf), c.full_pairs, c.half_pairs, c.duplicates,
-           c.invalid + !table_ok + !config_ok, c.outcome[0], c.outcome[1], c.outcome[2]);
+           c.repeated, c.invalid + !table_ok + !config_ok, c.outcome[0], c.outcome[1], c.outcome[2]);
     if (!runfile_close(&rf, &err)) {
         fprintf(stderr, "chuhe-coordinator: %s\n", err.msg);
         ok = false;

@@ -23,6 +23,41 @@ void runstats_free(RunStats *st)
     free(st->workers);
     st->workers = NULL;
     st->nworkers = st->workers_cap = 0;
+    free(st->keys);
+    st->keys = NULL;
+    st->nkeys = st->keys_cap = 0;
+}
+
+/* Adds a move-list key to the set; false when it was there already. */
+static bool key_insert(RunStats *st, uint64_t key)
+{
+    key = key ? key : 1; /* 0 marks a free slot */
+    if (2 * (st->nkeys + 1) > st->keys_cap) {
+        size_t cap = st->keys_cap ? 2 * st->keys_cap : 1024;
+        uint64_t *old = st->keys, *keys = calloc(cap, sizeof *keys);
+        if (!keys)
+            COORD_FATAL("out of memory for %zu game keys", st->nkeys + 1);
+        for (size_t i = 0; i < st->keys_cap; i++) {
+            if (!old[i])
+                continue;
+            size_t j = old[i] & (cap - 1);
+            while (keys[j])
+                j = (j + 1) & (cap - 1);
+            keys[j] = old[i];
+        }
+        free(old);
+        st->keys = keys;
+        st->keys_cap = cap;
+    }
+    size_t j = key & (st->keys_cap - 1);
+    while (st->keys[j]) {
+        if (st->keys[j] == key)
+            return false;
+        j = (j + 1) & (st->keys_cap - 1);
+    }
+    st->keys[j] = key;
+    st->nkeys++;
+    return true;
 }
 
 void runstats_set_engines(RunStats *st, int engines)
@@ -101,6 +136,13 @@ bool runstats_add_stored(RunStats *st, const RunFile *rf, uint64_t game_id, uint
         return false;
     Outcome o = stored_outcome(g);
     runstats_add(st, o, (Reason)g->reason, g->plies, g->red, g->black, nodes, session);
+    uint64_t key;
+    RunError err;
+    if (!runfile_game_key(rf, game_id, &key, &err))
+        coord_log("game %llu not checked for repeated moves: %s", (unsigned long long)game_id,
+                  err.msg);
+    else if (!key_insert(st, key))
+        st->repeated++;
     uint64_t other;
     if (!runfile_find_game(rf, g->pair_id, 1u - g->game_in_pair, &other) || other >= game_id)
         return false;
@@ -336,8 +378,9 @@ void runstats_json(const RunStats *st, const RunStatsContext *cx, const char *ev
         strbuf_printf(o, ",\"eta_s\":null");
     strbuf_printf(o,
                   ",\"workers\":%d,\"rejected\":%" PRIu64 ",\"duplicates\":%" PRIu64
-                  ",\"requeued\":%" PRIu64 ",\"dropped\":%" PRIu64,
-                  cx->workers, st->rejected, st->duplicates, cx->requeued, cx->dropped);
+                  ",\"repeated\":%" PRIu64 ",\"requeued\":%" PRIu64 ",\"dropped\":%" PRIu64,
+                  cx->workers, st->rejected, st->duplicates, st->repeated, cx->requeued,
+                  cx->dropped);
     json_workers(st, o);
     if (final) {
         strbuf_printf(o,
@@ -385,8 +428,8 @@ void runstats_summary_text(const RunStats *st, const RunStatsContext *cx, StrBuf
     strbuf_printf(o, "\n");
     strbuf_printf(o,
                   "  problems   %" PRIu64 " games rejected, %" PRIu64 " duplicates, %" PRIu64
-                  " pairs re-queued, %" PRIu64 " dropped\n",
-                  st->rejected, st->duplicates, cx->requeued, cx->dropped);
+                  " repeated games, %" PRIu64 " pairs re-queued, %" PRIu64 " dropped\n",
+                  st->rejected, st->duplicates, st->repeated, cx->requeued, cx->dropped);
     for (int e = 0; e < st->engines; e++) {
         char nb[XT_NAME_SIZE];
         strbuf_printf(o,

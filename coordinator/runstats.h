@@ -36,6 +36,10 @@ typedef struct {
     double start; /* monotonic seconds when the session began */
     uint64_t session_games, session_positions, session_nodes;
     uint64_t rejected, duplicates;
+    /* games whose move list repeats an earlier game's (runfile_game_key), over the run */
+    uint64_t repeated;
+    uint64_t *keys; /* open addressing, 0 free; a power of two of slots, at most half full */
+    size_t nkeys, keys_cap;
     /* engines 0 and 1 (a two-engine run's match; engine 0 is engine A): pairs counted
      * once both games are stored */
     StatsCounts match;
@@ -71,8 +75,9 @@ void runstats_add(RunStats *st, Outcome o, Reason reason, int plies, int red, in
 void runstats_add_pair(RunStats *st, int first, int second, Outcome o0, Outcome o1);
 
 /* Counts the run file's game game_id (its players are the engines: player id e is
- * engine e) and, when its partner is stored with a lower id, their pair; true when a
- * pair was counted. For a restart (every game in id order) and for each new game. */
+ * engine e), whether its moves repeat an earlier game's, and, when its partner is
+ * stored with a lower id, their pair; true when a pair was counted. For a restart
+ * (every game in id order) and for each new game. */
 bool runstats_add_stored(RunStats *st, const RunFile *rf, uint64_t game_id, uint64_t nodes,
                             bool session);
 

@@ -48,8 +48,10 @@ enum { SYNTH_N = 3000, RUN_GAMES = 12 };
 /* ---- a run file of real games ------------------------------------------------------------ */
 
 /* Plays games pairs of node-limited self-play from seeded random openings and stores them;
- * the two engines search different node counts so that the games of a pair differ. */
-static bool write_runfile(const char *path, int games, uint64_t seed, char *why, size_t size)
+ * the two engines search different node counts so that the games of a pair differ, or,
+ * with twins, the same: then the second game of a pair repeats the first. */
+static bool write_runfile(const char *path, int games, uint64_t seed, bool twins, char *why,
+                          size_t size)
 {
     Engine *e[2] = {engine_new(), engine_new()};
     GameRecord *rec = malloc(2 * sizeof *rec);
@@ -68,7 +70,7 @@ static bool write_runfile(const char *path, int games, uint64_t seed, char *why,
     for (int i = 0; i < 2; i++) {
         p[i].engine = e[i];
         time_limits_clear(&p[i].limits);
-        p[i].limits.nodes = i ? 300 : 150;
+        p[i].limits.nodes = i && !twins ? 300 : 150;
     }
     GameSettings gs;
     game_settings_default(&gs);
@@ -550,6 +552,73 @@ static void test_load_dedup_across_files(void **state)
     assert_memory_equal(keep, want, 6);
 }
 
+/* A position's fingerprint: its coefficients, phase, score and result. */
+static uint64_t position_print(const Dataset *d, uint64_t i)
+{
+    uint64_t h = rng_mix((uint64_t)d->phase[i] << 32 ^ (uint64_t)(uint16_t)d->score[i] << 8 ^
+                         (uint64_t)(uint8_t)d->result[i]);
+    for (uint64_t k = d->start[i]; k < d->start[i + 1]; k++)
+        h = rng_mix(h ^ (uint64_t)d->idx[k] << 8 ^ (uint8_t)d->coef[k]);
+    return h;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Whether every fingerprint of d is in the sorted list (n entries) of the other set. */
+static uint64_t found_in(const Dataset *d, const uint64_t *sorted, uint64_t n)
+{
+    uint64_t found = 0;
+    for (uint64_t i = 0; i < d->n; i++) {
+        uint64_t p = position_print(d, i);
+        found += bsearch(&p, sorted, n, sizeof p, cmp_u64) != NULL;
+    }
+    return found;
+}
+
+static void test_load_split_by_opening(void **state)
+{
+    (void)state;
+    /* pairs of twin games: the second game of each pair repeats the first */
+    char twins[128], why[256];
+    path_in_dir(twins, sizeof twins, "twins.h5");
+    if (!write_runfile(twins, 16, 5, true, why, sizeof why))
+        fail_msg("%s", why);
+    LoadOptions o = default_load();
+    o.dedup = false;
+    o.valid_frac = 0.5;
+    Dataset t, v;
+    LoadStats st;
+    LoadError err;
+    if (!load_one(twins, &o, &t, &v, &st, &err))
+        fail_msg("%s", err.msg);
+    assert_true(t.n > 0 && v.n > 0);
+    /* both games of an opening on one side: no validation position is a training one */
+    uint64_t *prints = malloc(t.n * sizeof *prints);
+    assert_non_null(prints);
+    for (uint64_t i = 0; i < t.n; i++)
+        prints[i] = position_print(&t, i);
+    qsort(prints, t.n, sizeof *prints, cmp_u64);
+    assert_int_equal(found_in(&v, prints, t.n), 0);
+    free(prints);
+
+    /* de-duplicated, each side loses only its own repeats, and the report says how many */
+    o.dedup = true;
+    Dataset t2, v2;
+    LoadStats s2;
+    assert_true(load_one(twins, &o, &t2, &v2, &s2, &err));
+    assert_int_equal(s2.valid_duplicates, v.n - v2.n);
+    assert_int_equal(s2.duplicates - s2.valid_duplicates, t.n - t2.n);
+    assert_true(2 * v2.n <= v.n && 2 * t2.n <= t.n);
+    dataset_free(&t);
+    dataset_free(&v);
+    dataset_free(&t2);
+    dataset_free(&v2);
+}
+
 static void expect_refused(const char *path, const char *needle)
 {
     LoadOptions o = default_load();
@@ -703,7 +772,7 @@ static int setup(void **state)
     dataset_trim(&g_synth);
     path_in_dir(g_run, sizeof g_run, "run.h5");
     char why[600];
-    if (!write_runfile(g_run, RUN_GAMES, 1, why, sizeof why)) {
+    if (!write_runfile(g_run, RUN_GAMES, 1, false, why, sizeof why)) {
         fprintf(stderr, "test_tune: cannot write %s: %s\n", g_run, why);
         return -1;
     }
@@ -724,7 +793,8 @@ int main(int argc, char **argv)
     if (argc == 5 && !strcmp(argv[1], "--write-runfile")) {
         position_init();
         char why[600];
-        if (!write_runfile(argv[2], atoi(argv[3]), strtoull(argv[4], NULL, 10), why, sizeof why)) {
+        if (!write_runfile(argv[2], atoi(argv[3]), strtoull(argv[4], NULL, 10), false, why,
+                           sizeof why)) {
             fprintf(stderr, "test_tune: %s: %s\n", argv[2], why);
             return 1;
         }
@@ -739,6 +809,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_dataset_memory_and_filter),
         cmocka_unit_test(test_load_selection),
         cmocka_unit_test(test_load_dedup_across_files),
+        cmocka_unit_test(test_load_split_by_opening),
         cmocka_unit_test(test_bad_files_rejected),
         cmocka_unit_test(test_qresolve),
         cmocka_unit_test(test_match_report),

@@ -131,8 +131,25 @@ static bool take(Loader *L, const char *path, uint64_t file, const RunPosition *
     return true;
 }
 
-/* Samples a finished game's eligible rows (n of them) and takes the chosen ones. */
-static bool finish_game(Loader *L, const char *path, uint64_t file, const RunGame *g, int n)
+/* The opening a game was played from, for the validation split: the position its
+ * first searched move was made in (board and side to move), so that every game of an
+ * opening, in a pair or in another pair that drew the same opening, and whatever the
+ * order of the opening moves, falls on the same side. A game without opening moves
+ * (every game from one start position) is named by its pair instead. */
+static uint64_t opening_key(uint64_t file, const RunGame *g, const RunPosition *first_searched)
+{
+    if (first_searched->ply == 0)
+        return rng_mix(rng_place(file, g->pair_id) ^ 0x70616972ULL);
+    uint64_t h = 0x6f70656eULL;
+    for (int i = 0; i <= PACKED_SIDE; i++)
+        h = rng_mix(h ^ first_searched->board.b[i]);
+    return h;
+}
+
+/* Samples a finished game's eligible rows (n of them) and takes the chosen ones; the
+ * game goes to the validation set when its opening does. */
+static bool finish_game(Loader *L, const char *path, uint64_t file, const RunGame *g, int n,
+                        uint64_t opening)
 {
     const LoadOptions *o = L->opt;
     L->st.eligible += (uint64_t)n;
@@ -156,7 +173,7 @@ static bool finish_game(Loader *L, const char *path, uint64_t file, const RunGam
                 pick[j - 1] = t;
             }
     }
-    double u = rng_unit(rng_mix(o->seed ^ rng_mix(rng_place(file, g->game_id) ^ 0x56414c4944ULL)));
+    double u = rng_unit(rng_mix(o->seed ^ rng_mix(opening ^ 0x56414c4944ULL)));
     int set = u < o->valid_frac ? 1 : 0;
     L->st.sampled += (uint64_t)k;
     for (int i = 0; i < k; i++)
@@ -232,6 +249,8 @@ static bool load_file(Loader *L, RunFile *rf, const char *path, uint64_t file, u
         const RunGame *g = runfile_game(rf, id);
         L->st.games++;
         int n = 0;
+        uint64_t opening = 0;
+        bool searched = false;
         for (int ply = 0; ply < g->plies; ply++, row++) {
             if (row >= block_start + block_n) {
                 block_start = row;
@@ -244,13 +263,17 @@ static bool load_file(Loader *L, RunFile *rf, const char *path, uint64_t file, u
             L->st.rows++;
             if (!check_row(L, path, row, r, g, ply))
                 return false;
+            if (!searched && !(r->flags & RECORD_FLAG_OPENING)) {
+                searched = true;
+                opening = opening_key(file, g, r);
+            }
             if (eligible(L, r)) {
                 L->game_rows[n] = *r;
                 L->game_row_no[n] = row;
                 n++;
             }
         }
-        if (!finish_game(L, path, file, g, n))
+        if (!finish_game(L, path, file, g, n, opening))
             return false;
     }
     return true;
@@ -359,6 +382,8 @@ static bool dedup_sets(Loader *L)
     if (ok) {
         for (uint64_t i = 0; i < n; i++)
             L->st.duplicates += !keep[i];
+        for (uint64_t i = n0; i < n; i++)
+            L->st.valid_duplicates += !keep[i];
         dataset_filter(L->set[0], keep);
         dataset_filter(L->set[1], keep + n0);
     } else {

@@ -17,7 +17,11 @@
  *   4. trace each position into its coefficients;
  *   5. drop repeated positions (same Zobrist key) over all files and ranks, keeping the
  *      first in file order;
- *   6. whole games go to the validation set with probability valid_frac.
+ *   6. whole openings go to the validation set with probability valid_frac: every game
+ *      from the position of its first searched move (or, without opening moves, every
+ *      game of its pair) is on the same side, so the games of an opening, whose early
+ *      positions are shared, never feed both sides, and a position repeated within the
+ *      games of one opening is removed from that opening's side.
  * Sampling happens before de-duplication so that memory follows what is kept, not what
  * is read: a game can therefore give fewer than per_game positions.
  *
@@ -56,6 +60,7 @@ typedef struct {
     uint64_t files, games, rows;
     uint64_t early, opening, in_check, capture, big_score;
     uint64_t eligible, sampled, duplicates;
+    uint64_t valid_duplicates; /* of the duplicates, those the validation set lost */
     uint64_t resolved, resolved_plies; /* positions qresolve moved, and the plies played */
     uint64_t checked;
     uint64_t train, valid, entries;

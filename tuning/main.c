@@ -83,9 +83,10 @@ static void print_stats(const Cli *c, const LoadStats *s)
     printf("kept: %" PRIu64 " eligible, %" PRIu64 " sampled", s->eligible, s->sampled);
     if (c->load.per_game)
         printf(" (at most %d per game)", c->load.per_game);
-    printf(", %" PRIu64 " duplicates removed: %" PRIu64 " training + %" PRIu64
-           " validation positions\n",
-           s->duplicates, s->train, s->valid);
+    printf(", %" PRIu64 " duplicates removed (%" PRIu64 " from training, %" PRIu64
+           " from validation): %" PRIu64 " training + %" PRIu64 " validation positions\n",
+           s->duplicates, s->duplicates - s->valid_duplicates, s->valid_duplicates, s->train,
+           s->valid);
     if (c->load.qresolve)
         printf("qresolve: %" PRIu64 " positions moved along their capture line (%.2f plies "
                "on average)\n",

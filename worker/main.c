@@ -222,6 +222,35 @@ static bool on_ply(void *ctx, const GameRecord *rec)
     return !r->lost && !r->done;
 }
 
+/* Game g of the pair. Twins (play.h) play a game again, on the next stream of node
+ * counts, while it repeats the pair's first game move for move. */
+static GameStatus play_game(Rank *r, const ProtoWork *work, GamePlayer players[2],
+                            const Opening *op, const GameSettings *gs, int g, GameRecord *rec,
+                            GameError *gerr)
+{
+    PlayEngines *pe = &r->engines;
+    GameStatus st = GAME_OK;
+    for (int attempt = 0; attempt < PLAY_TWIN_ATTEMPTS; attempt++) {
+        if (pe->twins)
+            play_twin_game(pe, work->pair_id, g, attempt);
+        int64_t t0 = time_now_ms();
+        st = game_play(&players[g], &players[1 - g], op, gs, work->pair_id * 2 + (uint64_t)g, rec,
+                       gerr);
+        r->play_s += (double)(time_now_ms() - t0) / 1000.0;
+        if (st != GAME_OK || !pe->twins)
+            return st;
+        if (g == 0) {
+            play_remember_first(pe, rec);
+            return st;
+        }
+        if (!play_repeats(pe, rec))
+            return st;
+        diag_info("pair %llu: game 1 repeats game 0; played again",
+                  (unsigned long long)work->pair_id);
+    }
+    return st;
+}
+
 static void play_pair(Rank *r, const ProtoWork *work)
 {
     GamePlayer players[2];
@@ -246,10 +275,7 @@ static void play_pair(Rank *r, const ProtoWork *work)
         pg->game_in_pair = (uint8_t)g;
         pg->worker_rank = (uint32_t)r->rank;
         GameError gerr;
-        int64_t t0 = time_now_ms();
-        GameStatus st = game_play(&players[g], &players[1 - g], &op, &gs,
-                                  work->pair_id * 2 + (uint64_t)g, &pg->rec, &gerr);
-        r->play_s += (double)(time_now_ms() - t0) / 1000.0;
+        GameStatus st = play_game(r, work, players, &op, &gs, g, &pg->rec, &gerr);
         if (st == GAME_STOPPED)
             return;
         if (st != GAME_OK) {

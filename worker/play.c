@@ -7,6 +7,7 @@
 
 #include "diag.h"
 #include "error.h"
+#include "tuning/rng.h"
 
 void play_engines_init(PlayEngines *pe)
 {
@@ -118,6 +119,66 @@ static bool ready_engine(PlayEngines *pe, int p, const ProtoPlayer *pl, char *er
     return true;
 }
 
+/* Whether the two players are the same deterministic searcher: the built-in engine
+ * with equal weights, hash and limits, limited by nodes (a clock or a move time makes
+ * games differ by itself; a bare depth limit gives no count to vary). */
+static bool twins(const ProtoPlayer *a, const ProtoPlayer *b)
+{
+    return a->kind == PROTO_ENGINE_BUILTIN && b->kind == PROTO_ENGINE_BUILTIN && a->nodes > 0 &&
+           a->nodes == b->nodes && a->depth == b->depth && a->movetime_ms == b->movetime_ms &&
+           a->tc_base_ms == b->tc_base_ms && a->tc_inc_ms == b->tc_inc_ms &&
+           a->hash_mb == b->hash_mb && !strcmp(a->weights, b->weights);
+}
+
+/* A twin's move: the game position, searched with a node count of the game's stream. */
+static GameSearchStatus twin_search(void *ctx, const char *start_fen, const char *const *moves,
+                                    int nmoves, const SearchLimits *limits, int64_t deadline_ms,
+                                    SearchResult *out)
+{
+    (void)deadline_ms; /* node-limited: the search ends by itself */
+    PlayTwin *t = ctx;
+    PosError perr;
+    if (!engine_set_position(t->engine, start_fen, moves, nmoves, &perr)) {
+        diag_warn("the engine refused the game position: %s", perr.msg);
+        return GAME_SEARCH_CRASH;
+    }
+    SearchLimits l = *limits;
+    uint64_t spread = l.nodes * PLAY_JITTER_PERCENT / 100;
+    uint64_t r = rng_mix(t->seed ^ rng_mix((uint64_t)nmoves + 1));
+    l.nodes = l.nodes - spread + r % (2 * spread + 1);
+    *out = engine_search(t->engine, &l, NULL);
+    return GAME_SEARCH_OK;
+}
+
+static void twin_new_game(void *ctx)
+{
+    engine_new_game(((PlayTwin *)ctx)->engine);
+}
+
+void play_twin_game(PlayEngines *pe, uint64_t pair_id, int game, int attempt)
+{
+    uint64_t seed = rng_mix(rng_mix(pair_id + 1) ^ (uint64_t)(game * PLAY_TWIN_ATTEMPTS + attempt));
+    for (int p = 0; p < 2; p++)
+        pe->twin[p].seed = rng_mix(seed + (uint64_t)p);
+}
+
+void play_remember_first(PlayEngines *pe, const GameRecord *rec)
+{
+    pe->first_plies = rec->nplies;
+    for (int i = 0; i < rec->nplies; i++)
+        pe->first[i] = rec->plies[i].move;
+}
+
+bool play_repeats(const PlayEngines *pe, const GameRecord *rec)
+{
+    if (rec->nplies != pe->first_plies)
+        return false;
+    for (int i = 0; i < rec->nplies; i++)
+        if (rec->plies[i].move != pe->first[i])
+            return false;
+    return true;
+}
+
 bool play_prepare(PlayEngines *pe, const ProtoWork *w, GamePlayer players[2], char *err,
                   size_t size)
 {
@@ -147,6 +208,13 @@ bool play_prepare(PlayEngines *pe, const ProtoWork *w, GamePlayer players[2], ch
         players[p].limits.nodes = pl->nodes;
         players[p].limits.depth = pl->depth;
         players[p].limits.movetime = pl->movetime_ms;
+    }
+    pe->twins = twins(&w->players[0], &w->players[1]);
+    for (int p = 0; pe->twins && p < 2; p++) {
+        pe->twin[p].engine = pe->engine[p];
+        players[p].search = twin_search;
+        players[p].new_game = twin_new_game;
+        players[p].search_ctx = &pe->twin[p];
     }
     return true;
 }

@@ -14,6 +14,23 @@
 #include "game.h"
 #include "contracts/protocol.h"
 
+/*
+ * Twins: both players of a WORK are the built-in engine with the same weights, hash and
+ * limits, and the limit is a node count. Such a search is a function of the position,
+ * so the second game of the pair would repeat the first move for move (the colours swap
+ * between two equal players). Twins therefore search a node count drawn afresh for
+ * every move, uniform within +-PLAY_JITTER_PERCENT of the limit (the mean is the
+ * limit), from a stream seeded by the pair, the game and the attempt: the games differ,
+ * and replaying one with the same seed gives the same game. The worker plays a game
+ * again with the next attempt's stream when it still repeats the pair's first one.
+ */
+enum { PLAY_JITTER_PERCENT = 25, PLAY_TWIN_ATTEMPTS = 8 };
+
+typedef struct {
+    Engine *engine;
+    uint64_t seed; /* of the game's node counts */
+} PlayTwin;
+
 /* Per player of a WORK: the in-process engine, kept across pairs, or the external
  * engine that the pool lends it for the WORK. */
 typedef struct {
@@ -21,6 +38,10 @@ typedef struct {
     char weights[2][PROTO_WEIGHTS_MAX + 1]; /* what engine[p] has loaded; "" built-in */
     ExtPool pool;
     ExtEngine *ext[2]; /* the pool's, for the last WORK prepared; NULL: not external */
+    bool twins;        /* the players of the last WORK prepared are twins */
+    PlayTwin twin[2];
+    int first_plies; /* the pair's first game, for play_repeats */
+    Move first[RECORD_MAX_PLIES];
 } PlayEngines;
 
 void play_engines_init(PlayEngines *pe);
@@ -37,6 +58,13 @@ void play_engines_free(PlayEngines *pe);
  */
 bool play_prepare(PlayEngines *pe, const ProtoWork *w, GamePlayer players[2], char *err,
                   size_t size);
+
+/* Twins only: seeds the node counts of the next game (game 0 or 1 of pair_id, the
+ * attempt-th try); the first game of a pair is remembered for play_repeats. */
+void play_twin_game(PlayEngines *pe, uint64_t pair_id, int game, int attempt);
+void play_remember_first(PlayEngines *pe, const GameRecord *rec);
+/* Whether rec plays the same moves as the pair's first game. */
+bool play_repeats(const PlayEngines *pe, const GameRecord *rec);
 
 /* Processes started so far for the external engine of player p in the last WORK
  * prepared (1 when it never needed a restart); 0 for an in-process engine. */

@@ -269,7 +269,7 @@ bool runfile_read_game(RunFile *rf, uint64_t game_id, GameRecord *out, RunError 
  * deterministic players, an opening played twice by the same engines). From a record,
  * or from the run file (flushed or buffered: a game just appended has its key). */
 uint64_t runfile_record_key(const GameRecord *rec);
-bool runfile_game_key(const RunFile *rf, uint64_t game_id, uint64_t *key, RunError *err);
+bool runfile_game_key(RunFile *rf, uint64_t game_id, uint64_t *key, RunError *err);
 
 /* Reads every position and checks it against its game (game id, ply, result): the full
  * check that opening skips for speed. */

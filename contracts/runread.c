@@ -169,7 +169,7 @@ uint64_t runfile_record_key(const GameRecord *rec)
     return h;
 }
 
-bool runfile_game_key(const RunFile *rf, uint64_t game_id, uint64_t *key, RunError *err)
+bool runfile_game_key(RunFile *rf, uint64_t game_id, uint64_t *key, RunError *err)
 {
     if (game_id >= rf->ngames)
         return ERROR_SET(err, "%s: game %llu: only %llu games are stored", rf->path,

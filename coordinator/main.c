@@ -285,7 +285,7 @@ static void restore(RunFile *rf, Schedule *sched, RunStats *stats)
         if (!g)
             continue;
         sched_restore_game(sched, g->pair_id, g->game_in_pair);
-        runstats_add_stored(stats, rf, id, 0, false);
+        runstats_add_stored(stats, rf, id, 0, false, NULL);
     }
     double llr;
     if (runstats_sprt(stats, &llr) != SPRT_CONTINUE) {

@@ -93,7 +93,7 @@ bool runreport_collect(RunFile *rf, RunReport *rep, RunError *err)
         const RunGame *g = runfile_game(rf, id);
         if (g)
             count_game(rep, g);
-        runstats_add_stored(&rep->stats, rf, id, 0, false);
+        runstats_add_stored(&rep->stats, rf, id, 0, false, NULL);
     }
     uint64_t total = runfile_position_count(rf);
     RunPosition *buf = malloc(READ_BLOCK * sizeof *buf);

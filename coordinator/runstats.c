@@ -128,8 +128,8 @@ static Outcome stored_outcome(const RunGame *g)
     return g->outcome > 0 ? OUTCOME_RED_WIN : g->outcome < 0 ? OUTCOME_BLACK_WIN : OUTCOME_DRAW;
 }
 
-bool runstats_add_stored(RunStats *st, const RunFile *rf, uint64_t game_id, uint64_t nodes,
-                            bool session)
+bool runstats_add_stored(RunStats *st, RunFile *rf, uint64_t game_id, uint64_t nodes,
+                         bool session, const GameRecord *rec)
 {
     const RunGame *g = runfile_game(rf, game_id);
     if (!g)
@@ -138,7 +138,9 @@ bool runstats_add_stored(RunStats *st, const RunFile *rf, uint64_t game_id, uint
     runstats_add(st, o, (Reason)g->reason, g->plies, g->red, g->black, nodes, session);
     uint64_t key;
     RunError err;
-    if (!runfile_game_key(rf, game_id, &key, &err))
+    if (rec)
+        key = runfile_record_key(rec);
+    else if (!runfile_game_key(rf, game_id, &key, &err))
         coord_log("game %llu not checked for repeated moves: %s", (unsigned long long)game_id,
                   err.msg);
     else if (!key_insert(st, key))

@@ -77,9 +77,10 @@ void runstats_add_pair(RunStats *st, int first, int second, Outcome o0, Outcome 
 /* Counts the run file's game game_id (its players are the engines: player id e is
  * engine e), whether its moves repeat an earlier game's, and, when its partner is
  * stored with a lower id, their pair; true when a pair was counted. For a restart
- * (every game in id order) and for each new game. */
-bool runstats_add_stored(RunStats *st, const RunFile *rf, uint64_t game_id, uint64_t nodes,
-                            bool session);
+ * (every game in id order) and for each new game. rec: the game's record when the
+ * caller has it (a new game), so that its moves are not read back; NULL: read them. */
+bool runstats_add_stored(RunStats *st, RunFile *rf, uint64_t game_id, uint64_t nodes,
+                         bool session, const GameRecord *rec);
 
 /* Counts a game of this session for the worker rank that sent it. */
 void runstats_worker_game(RunStats *st, const char *host, uint32_t rank, Reason reason);

@@ -26,8 +26,8 @@
 # (bin/ a link to BINDIR; copies of scripts/, data/, tests/data/, engine/default.weights)
 # and the files the pages read without making them: out/run.h5, run.h5, run1.h5 and
 # run2.h5 (a 4-game self-play run made at the start), book.epd (20 lines of
-# data/openings.epd), book.pgn (that run as PGN), cannon.weights and tuned.weights (the
-# built-in weights); a file that an example of the page writes (-o, --out or > FILE) is
+# data/openings.epd), book.pgn (that run as PGN), cannon.weights, tuned.weights and
+# start.weights (the built-in weights); a file that an example of the page writes (-o, --out or > FILE) is
 # not put there. The examples of a page run in order, so one may use what an earlier
 # one made. Nothing is written into the repository: `make` runs as `make -n` there (the
 # targets exist and their recipes expand; what the recipes run is an example of its
@@ -48,6 +48,8 @@
 #   -n N (not nice's)     2                     -np N             2
 #   --tc B+I, tc=B+I      a tenth: 10+0.1 -> 1+0.01
 #   -rounds N             1                     --minutes N       0.05
+#   -each nodes=N         nodes=300             -spsa pairs=N     pairs=4
+#   --gauntlet N          2
 # and options added to a program when the example does not give them (its defaults,
 # shrunk by the same rules):
 #   scripts/chuhe-run         --nodes 300 --drain-timeout 2 (a restart on a complete run
@@ -195,6 +197,9 @@ small() {
         s/(?<=\s)-np \d+\b/-np 2/g;
         s/(?<=\s)(--tc |tc=)(\d+(?:\.\d+)?)\+(\d+(?:\.\d+)?)/$1 . tenth($2) . "+" . tenth($3)/ge;
         s/(?<=\s)-rounds \d+\b/-rounds 1/g;
+        s/(?<=\s)nodes=\d+\b/nodes=300/g;
+        s/(?<=\s)pairs=\d+\b/pairs=4/g;
+        s/(?<=\s)--gauntlet \d+\b/--gauntlet 2/g;
         s/(?<=\s)--minutes \d+(?:\.\d+)?/--minutes 0.05/g;
         s{(?<=\s)(scripts/install-deps)(?=\s|$)}{bash -n $1}g;
         my @add = (
@@ -264,7 +269,8 @@ make_fixtures() {
         "$coord" export pgn "$f/run.h5" >"$f/book.pgn" 2>"$tmp/fixture.pgn.err" &&
         head -20 "$root/data/openings.epd" >"$f/book.epd" &&
         cp "$root/engine/default.weights" "$f/tuned.weights" &&
-        cp "$root/engine/default.weights" "$f/cannon.weights"
+        cp "$root/engine/default.weights" "$f/cannon.weights" &&
+        cp "$root/engine/default.weights" "$f/start.weights"
     local copied=$?
     check "a 4-game run file and the other files the examples read" \
         $((rc_c || rc_w || copied)) "$(tail -5 "$tmp/fixture.err" "$tmp/fixture.workers" 2>/dev/null)"
@@ -279,7 +285,8 @@ new_scratch() {
     cp -r "$root/scripts" "$root/data" "$dir/"
     cp -r "$root/tests/data" "$dir/tests/"
     cp "$root/engine/default.weights" "$dir/engine/"
-    for f in out/run.h5 run.h5 run1.h5 run2.h5 book.epd book.pgn cannon.weights tuned.weights; do
+    for f in out/run.h5 run.h5 run1.h5 run2.h5 book.epd book.pgn cannon.weights tuned.weights \
+        start.weights; do
         name=$(basename "$f")
         # a file that an example of the page writes stays the example's to make
         grep -qE "(-o|--out|>) $f( |$)" <<<"$2" && continue

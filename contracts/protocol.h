@@ -81,8 +81,8 @@ enum {
     PROTO_FEN_MAX = RECORD_FEN_MAX - 1,
     PROTO_WEIGHTS_MAX = 255,
     PROTO_TEXT_MAX = 255,
-    PROTO_OPENING_MAX = 128, /* opening moves in a WORK message */
-    PROTO_COMMAND_MAX = 511, /* an external engine's command line, options, directory */
+    PROTO_OPENING_MAX = 128,   /* opening moves in a WORK message */
+    PROTO_COMMAND_MAX = 511,   /* an external engine's command line, options, directory */
     PROTO_TUNED_MAX = 64,      /* tuned parameters of one player */
     PROTO_TUNED_NAME_MAX = 63, /* a tuned parameter's name */
 };

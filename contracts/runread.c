@@ -184,7 +184,9 @@ bool runfile_game_key(RunFile *rf, uint64_t game_id, uint64_t *key, RunError *er
     RunQuiet q = runcols_quiet_begin();
     /* the rows on disk first, then those still buffered */
     uint64_t first = g->first_position, end = first + g->plies;
-    uint64_t disk = end <= rows_on_disk ? g->plies : first < rows_on_disk ? rows_on_disk - first : 0;
+    uint64_t disk = end <= rows_on_disk    ? g->plies
+                    : first < rows_on_disk ? rows_on_disk - first
+                                           : 0;
     bool ok = true;
     if (game_id < games_on_disk)
         ok = runcols_read(&rf->ds[RUNCOLS_GAMES], game_id, 1, &row, rf->path, err);

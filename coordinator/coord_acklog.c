@@ -76,12 +76,12 @@ void acklog_discard(AckLog **lp)
 bool acklog_ack(AckLog *l, const ProtoAck *a, const char *worker, char *err, size_t size)
 {
     char line[640];
-    size_t n = (size_t)snprintf(
-        line, sizeof line,
-        "{\"event\":\"ack\",\"game_id\":%" PRIu64 ",\"pair_id\":%" PRIu64
-        ",\"game_in_pair\":%u,\"status\":\"%s\",\"worker\":",
-        a->game_id, a->pair_id, a->game_in_pair,
-        a->status < PROTO_ACK_STATUS_NB ? STATUS_NAMES[a->status] : "unknown");
+    size_t n =
+        (size_t)snprintf(line, sizeof line,
+                         "{\"event\":\"ack\",\"game_id\":%" PRIu64 ",\"pair_id\":%" PRIu64
+                         ",\"game_in_pair\":%u,\"status\":\"%s\",\"worker\":",
+                         a->game_id, a->pair_id, a->game_in_pair,
+                         a->status < PROTO_ACK_STATUS_NB ? STATUS_NAMES[a->status] : "unknown");
     if (!coord_json_string(line, sizeof line - 1, &n, worker) || n + 1 >= sizeof line) {
         snprintf(err, size, "--ack-log %s: worker name too long", l->path);
         return false;

@@ -528,8 +528,9 @@ static bool emit_engine(Translation *t, const EngineSpec *e, int p)
 static bool spsa_engines(Translation *t)
 {
     if (t->nengines != 1)
-        return ERROR_SET(t->err, "-spsa tunes one engine against itself: give exactly one "
-                                 "-engine, not %d",
+        return ERROR_SET(t->err,
+                         "-spsa tunes one engine against itself: give exactly one "
+                         "-engine, not %d",
                          t->nengines);
     EngineSpec *e = &t->eng[0];
     if (!inherit(e, &t->each, t->err))

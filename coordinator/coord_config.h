@@ -76,9 +76,9 @@ typedef struct {
     char opening_order[16];
     int opening_start;
     int opening_plies;
-    char tc[32];                             /* "BASE+INC" seconds, "" for none */
-    int timemargin;                          /* ms of overrun before a time forfeit */
-    char sprt[128]; /* "elo0=X elo1=Y [alpha=A] [beta=B] [model=M]"; "" none */
+    char tc[32];                     /* "BASE+INC" seconds, "" for none */
+    int timemargin;                  /* ms of overrun before a time forfeit */
+    char sprt[128];                  /* "elo0=X elo1=Y [alpha=A] [beta=B] [model=M]"; "" none */
     char spsa[COORD_PATH_MAX + 256]; /* "params=FILE pairs=N A=.. ..." (spsa.h); "" none */
     int max_plies;
     int resign_moves, resign_score;
@@ -87,12 +87,12 @@ typedef struct {
     /* Session settings. */
     char bind[COORD_ENDPOINT_MAX];
     char out[COORD_PATH_MAX];
-    bool json;                /* JSON lines on stdout */
-    double heartbeat_timeout; /* s without a message before a worker's pair is re-queued */
-    double drain_timeout;     /* s to wait for workers after the target is reached */
-    double progress_interval; /* s between progress lines */
-    char pgnout[COORD_PATH_MAX]; /* PGN of every stored game, written at the end; "" none */
-    int rating_interval;         /* games between logged rating lines; 0: none */
+    bool json;                    /* JSON lines on stdout */
+    double heartbeat_timeout;     /* s without a message before a worker's pair is re-queued */
+    double drain_timeout;         /* s to wait for workers after the target is reached */
+    double progress_interval;     /* s between progress lines */
+    char pgnout[COORD_PATH_MAX];  /* PGN of every stored game, written at the end; "" none */
+    int rating_interval;          /* games between logged rating lines; 0: none */
     char ack_log[COORD_PATH_MAX]; /* a JSON line per ACK sent (coord_acklog.h); "" none */
     /* The live page (coord_http.h): ADDR:PORT, "" for none; a non-loopback one only with
      * http_open. */

@@ -229,8 +229,8 @@ const void *coord_options_cfield(const CoordConfig *c, const CoordOpt *o)
 
 /* The seed takes the whole unsigned 64-bit range, beyond numparse_int's long long: a
  * value numparse finds out of range is read again as unsigned when it is plain digits. */
-static bool parse_u64(const char *label, const char *text, double min, double max,
-                      uint64_t *out, char *msg, size_t size)
+static bool parse_u64(const char *label, const char *text, double min, double max, uint64_t *out,
+                      char *msg, size_t size)
 {
     long long v;
     if (max < (double)LLONG_MAX) {
@@ -254,8 +254,8 @@ static bool parse_u64(const char *label, const char *text, double min, double ma
                      end && !*end ? "out of range" : "not a whole number", min, ULLONG_MAX);
 }
 
-bool coord_options_number(const CoordOpt *o, const char *label, const char *text,
-                          CoordNumber *out, CoordError *err)
+bool coord_options_number(const CoordOpt *o, const char *label, const char *text, CoordNumber *out,
+                          CoordError *err)
 {
     char *msg = err ? err->msg : NULL;
     size_t size = err ? sizeof err->msg : 0;

@@ -70,8 +70,8 @@ typedef union {
 /* Reads the text of number option o (engine/numparse.h: the whole text, in the option's
  * range); the message names label (the option as the user wrote it), the text and the
  * range. */
-bool coord_options_number(const CoordOpt *o, const char *label, const char *text,
-                          CoordNumber *out, CoordError *err);
+bool coord_options_number(const CoordOpt *o, const char *label, const char *text, CoordNumber *out,
+                          CoordError *err);
 
 /* Sets option o of c from its text; the message names the option. */
 bool coord_options_set(CoordConfig *c, const CoordOpt *o, const char *text, CoordError *err);

@@ -449,8 +449,8 @@ ServeStatus coord_server_run(CoordHub **hp, CoordRun *run, int *signo, int *work
     if (status != SERVE_FAILED)
         progress(h);
     coord_log_progress_end();
-    if (h->out.acklog && !acklog_close(&h->out.acklog, !h->out.failed,
-                                       runfile_game_count(run->rf), err, sizeof err)) {
+    if (h->out.acklog && !acklog_close(&h->out.acklog, !h->out.failed, runfile_game_count(run->rf),
+                                       err, sizeof err)) {
         coord_log("%s", err);
         h->out.failed = true;
     }

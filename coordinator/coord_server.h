@@ -42,7 +42,7 @@ typedef struct {
     RunStats *stats;
     uint16_t players[COORD_MAX_ENGINES]; /* run file player id of each engine */
     CoordLive *live; /* the live page's snapshot, published with each progress line; NULL: none */
-    Spsa *spsa;                          /* an SPSA run's state (spsa.h); NULL for others */
+    Spsa *spsa;      /* an SPSA run's state (spsa.h); NULL for others */
 } CoordRun;
 
 typedef enum {

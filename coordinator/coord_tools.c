@@ -93,8 +93,10 @@ static bool stdout_usable(const char *run)
     else if (outpath_is_hdf5("/dev/stdout"))
         why = "is an HDF5 run file; chuhe never writes over one";
     if (why)
-        fprintf(stderr, "chuhe-coordinator: export: the standard output %s (give another file: "
-                        "-o FILE or > FILE)\n", why);
+        fprintf(stderr,
+                "chuhe-coordinator: export: the standard output %s (give another file: "
+                "-o FILE or > FILE)\n",
+                why);
     return why == NULL;
 }
 
@@ -111,7 +113,8 @@ int coord_tool_export(int argc, char **argv)
         return status;
     char msg[COORD_PATH_MAX * 2 + 200];
     const char *inputs[] = {a.run};
-    if (a.out && !outpath_check("-o", a.out, OUTPATH_REPLACE, a.force, inputs, 1, msg, sizeof msg)) {
+    if (a.out &&
+        !outpath_check("-o", a.out, OUTPATH_REPLACE, a.force, inputs, 1, msg, sizeof msg)) {
         fprintf(stderr, "chuhe-coordinator: export: %s\n", msg);
         return 2;
     }
@@ -139,8 +142,7 @@ int coord_tool_export(int argc, char **argv)
     else if (a.pgn)
         fprintf(stderr, "exported %" PRIu64 " games, %" PRIu64 " moves\n", st.games, st.positions);
     else
-        fprintf(stderr,
-                "exported %" PRIu64 " games, %" PRIu64 " positions (%" PRIu64 " skipped)\n",
+        fprintf(stderr, "exported %" PRIu64 " games, %" PRIu64 " positions (%" PRIu64 " skipped)\n",
                 st.games, st.positions, st.skipped);
     status = ok ? 0 : 1;
     if (!runfile_close(&rf, &err)) {
@@ -160,7 +162,7 @@ static int cmp_u64(const void *a, const void *b)
 
 typedef struct {
     uint64_t games, positions, invalid, duplicates, full_pairs, half_pairs;
-    uint64_t repeated; /* games playing the moves of another from its start position */
+    uint64_t repeated;   /* games playing the moves of another from its start position */
     uint64_t outcome[3]; /* red wins, draws, black wins */
 } VerifyCounts;
 
@@ -219,8 +221,8 @@ static void verify_rows(const CoordConfig *cfg, const RunGame *g, const GameReco
         if ((rec->plies[i].flags & RECORD_FLAG_OPENING) &&
             !(rec->plies[i - 1].flags & RECORD_FLAG_OPENING)) {
             snprintf(detail, sizeof detail, "ply %d", i + 1);
-            problem(c, g->game_id, "the opening flag is set on a move after a searched one: ",
-                    detail);
+            problem(c, g->game_id,
+                    "the opening flag is set on a move after a searched one: ", detail);
             break;
         }
 }
@@ -325,12 +327,12 @@ int coord_tool_verify(int argc, char **argv)
     free(cfg);
     bool ok = config_ok && table_ok && c.invalid == 0 && c.duplicates == 0;
     printf("verify %s: %s\n", argv[0], ok ? "OK" : "FAILED");
-    printf("games %" PRIu64 "\npositions %" PRIu64 "\nplayers %u\nfull_pairs %" PRIu64
-           "\nhalf_pairs %" PRIu64 "\nduplicates %" PRIu64 "\nrepeated %" PRIu64
-           "\ninvalid %" PRIu64 "\nred_wins %" PRIu64 "\ndraws %" PRIu64 "\nblack_wins %" PRIu64
-           "\n",
-           c.games, c.positions, runfile_player_count(rf), c.full_pairs, c.half_pairs, c.duplicates,
-           c.repeated, c.invalid + !table_ok + !config_ok, c.outcome[0], c.outcome[1], c.outcome[2]);
+    printf(
+        "games %" PRIu64 "\npositions %" PRIu64 "\nplayers %u\nfull_pairs %" PRIu64
+        "\nhalf_pairs %" PRIu64 "\nduplicates %" PRIu64 "\nrepeated %" PRIu64 "\ninvalid %" PRIu64
+        "\nred_wins %" PRIu64 "\ndraws %" PRIu64 "\nblack_wins %" PRIu64 "\n",
+        c.games, c.positions, runfile_player_count(rf), c.full_pairs, c.half_pairs, c.duplicates,
+        c.repeated, c.invalid + !table_ok + !config_ok, c.outcome[0], c.outcome[1], c.outcome[2]);
     if (!runfile_close(&rf, &err)) {
         fprintf(stderr, "chuhe-coordinator: %s\n", err.msg);
         ok = false;

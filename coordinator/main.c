@@ -37,43 +37,44 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: chuhe-coordinator [options]          serve a self-play run\n"
-               "       chuhe-coordinator export plain RUN.h5 [--skip-opening] [--skip-in-check]\n"
-               "                         [--skip-captures] [--max-score CP] [-o FILE [--force]]\n"
-               "       chuhe-coordinator export pgn RUN.h5 [--no-comments] [-o FILE [--force]]\n"
-               "                         (to stdout without -o; --force replaces an existing\n"
-               "                         FILE, never a run file)\n"
-               "       chuhe-coordinator verify RUN.h5   replay every stored game\n"
-               "       chuhe-coordinator spsa-report RUN.h5 [--out FILE] [--plot FILE.png]\n"
-               "                         an SPSA run's current values and trajectories\n"
-               "       chuhe-coordinator report RUN.h5 --out DIR [--force]\n"
-               "                         the run's figures: DIR/index.html, PNGs, text\n"
-               "       chuhe-coordinator keygen NAME     write a CURVE key pair: NAME.key\n"
-               "                         (secret, mode 0600) and NAME.pub\n"
-               "       chuhe-coordinator stats --penta LL,LD,D,WD,WW | --wdl W,D,L\n"
-               "                         [-sprt elo0=X elo1=Y alpha=A beta=B model=M]\n"
-               "       chuhe-coordinator --help | --version\n"
-               "\n"
-               "Workers (chuhe-worker, an MPI program) connect to the bound endpoint and play\n"
-               "game pairs: one opening, colours swapped. Every game is replayed and checked\n"
-               "before it is stored and acknowledged. Restarted with the same --out file, the\n"
-               "coordinator continues the run with its stored settings.\n"
-               "\nTournament options (cutechess-cli / fastchess style, 2 to 32 engines):\n"
-               "  -engine name=N cmd=PROG [args=A] [dir=D] [proto=uci|uci1|ucci|xboard] [option.X=Y]\n"
-               "  -engine name=N builtin [weights=FILE]\n"
-               "          either with its own tc=B+I, st=S, nodes=N, depth=N (time odds)\n"
-               "  -each tc=B+I | st=S | nodes=N | depth=N [timemargin=MS] [option.X=Y]\n"
-               "  -tournament round-robin|gauntlet      (default round-robin)\n"
-               "  -openings file=F [format=epd|pgn] [order=sequential|random] [seed=S]\n"
-               "            [start=N] [plies=N]\n"
-               "  -rounds N [-games G] | -games N       -maxmoves N\n"
-               "  -sprt elo0=X elo1=Y [alpha=A] [beta=B] [model=normalized|logistic]\n"
-               "  -spsa params=FILE [pairs=N] [A=X] [alpha=0.602] [gamma=0.101] [window=16]\n"
-               "        [seed=S] [out=FILE] [plot=FILE.png]    (one -engine, against itself)\n"
-               "        (two engines only)\n"
-               "  -resign movecount=N score=CP          -draw movenumber=N movecount=M score=CP\n"
-               "  -pgnout FILE                          -ratinginterval N\n"
-               "\nOptions:\n");
+    fprintf(f,
+            "usage: chuhe-coordinator [options]          serve a self-play run\n"
+            "       chuhe-coordinator export plain RUN.h5 [--skip-opening] [--skip-in-check]\n"
+            "                         [--skip-captures] [--max-score CP] [-o FILE [--force]]\n"
+            "       chuhe-coordinator export pgn RUN.h5 [--no-comments] [-o FILE [--force]]\n"
+            "                         (to stdout without -o; --force replaces an existing\n"
+            "                         FILE, never a run file)\n"
+            "       chuhe-coordinator verify RUN.h5   replay every stored game\n"
+            "       chuhe-coordinator spsa-report RUN.h5 [--out FILE] [--plot FILE.png]\n"
+            "                         an SPSA run's current values and trajectories\n"
+            "       chuhe-coordinator report RUN.h5 --out DIR [--force]\n"
+            "                         the run's figures: DIR/index.html, PNGs, text\n"
+            "       chuhe-coordinator keygen NAME     write a CURVE key pair: NAME.key\n"
+            "                         (secret, mode 0600) and NAME.pub\n"
+            "       chuhe-coordinator stats --penta LL,LD,D,WD,WW | --wdl W,D,L\n"
+            "                         [-sprt elo0=X elo1=Y alpha=A beta=B model=M]\n"
+            "       chuhe-coordinator --help | --version\n"
+            "\n"
+            "Workers (chuhe-worker, an MPI program) connect to the bound endpoint and play\n"
+            "game pairs: one opening, colours swapped. Every game is replayed and checked\n"
+            "before it is stored and acknowledged. Restarted with the same --out file, the\n"
+            "coordinator continues the run with its stored settings.\n"
+            "\nTournament options (cutechess-cli / fastchess style, 2 to 32 engines):\n"
+            "  -engine name=N cmd=PROG [args=A] [dir=D] [proto=uci|uci1|ucci|xboard] [option.X=Y]\n"
+            "  -engine name=N builtin [weights=FILE]\n"
+            "          either with its own tc=B+I, st=S, nodes=N, depth=N (time odds)\n"
+            "  -each tc=B+I | st=S | nodes=N | depth=N [timemargin=MS] [option.X=Y]\n"
+            "  -tournament round-robin|gauntlet      (default round-robin)\n"
+            "  -openings file=F [format=epd|pgn] [order=sequential|random] [seed=S]\n"
+            "            [start=N] [plies=N]\n"
+            "  -rounds N [-games G] | -games N       -maxmoves N\n"
+            "  -sprt elo0=X elo1=Y [alpha=A] [beta=B] [model=normalized|logistic]\n"
+            "  -spsa params=FILE [pairs=N] [A=X] [alpha=0.602] [gamma=0.101] [window=16]\n"
+            "        [seed=S] [out=FILE] [plot=FILE.png]    (one -engine, against itself)\n"
+            "        (two engines only)\n"
+            "  -resign movecount=N score=CP          -draw movenumber=N movecount=M score=CP\n"
+            "  -pgnout FILE                          -ratinginterval N\n"
+            "\nOptions:\n");
     coord_options_usage(f);
 }
 
@@ -305,8 +306,8 @@ static void summary(const CoordRun *run, const char *status, int workers)
     if (run->cfg->json) {
         StrBuf extra;
         strbuf_init(&extra);
-        strbuf_printf(&extra, "\"status\":\"%s\",\"run_id\":\"%016" PRIx64 "\",\"out\":",
-                      status, runfile_run_id(run->rf));
+        strbuf_printf(&extra, "\"status\":\"%s\",\"run_id\":\"%016" PRIx64 "\",\"out\":", status,
+                      runfile_run_id(run->rf));
         strbuf_json_string(&extra, runfile_path(run->rf));
         strbuf_printf(&extra, ",\"workers_seen\":%d", workers);
         if (run->spsa) {
@@ -324,8 +325,9 @@ static void summary(const CoordRun *run, const char *status, int workers)
         strbuf_init(&text);
         runstats_summary_text(run->stats, &cx, &text);
         if (run->spsa) {
-            strbuf_printf(&text, "  spsa       %" PRIu64 " iterations of %" PRIu64
-                                 " (window %" PRIu64 "); the values now:\n",
+            strbuf_printf(&text,
+                          "  spsa       %" PRIu64 " iterations of %" PRIu64 " (window %" PRIu64
+                          "); the values now:\n",
                           run->spsa->applied, run->spsa->set.pairs, run->spsa->set.window);
             StrBuf values;
             strbuf_init(&values);
@@ -445,8 +447,7 @@ static int start(CoordConfig *cfg, const CoordGiven *given, RunFile **rf, CoordH
     } else if (!sched_init(sched, cfg, &serr)) {
         coord_log("%s", serr.msg);
         status = 1;
-    } else if (!(*server = coord_server_open(cfg)) ||
-               (!*rf && !(*rf = create_run(cfg, players)))) {
+    } else if (!(*server = coord_server_open(cfg)) || (!*rf && !(*rf = create_run(cfg, players)))) {
         coord_server_abandon(server);
         sched_free(sched);
         status = 1;

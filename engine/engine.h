@@ -71,9 +71,9 @@ typedef struct {
     Move best; /* of the last position */
 } BenchResult;
 enum { BENCH_DEPTH_DEFAULT = 10 };
-BenchResult engine_bench(Engine *e, int depth, void (*on_position)(void *ctx, int index,
-                                                                  const char *fen,
-                                                                  const SearchResult *r),
+BenchResult engine_bench(Engine *e, int depth,
+                         void (*on_position)(void *ctx, int index, const char *fen,
+                                             const SearchResult *r),
                          void *ctx);
 
 #endif

@@ -17,8 +17,8 @@ static inline int mvv_lva(const Position *pos, Move m)
            SEE_VALUE[piece_type(pos_piece_on(pos, move_from(m)))] / 100;
 }
 
-static void score_moves(MovePicker *mp, const Search *s, const Position *pos, Move tt_move,
-                        int ply, bool captures_only)
+static void score_moves(MovePicker *mp, const Search *s, const Position *pos, Move tt_move, int ply,
+                        bool captures_only)
 {
     const SearchStack *ss = &s->stack[ply];
     Move prev = ply > 0 ? s->stack[ply - 1].current : MOVE_NONE;

@@ -55,8 +55,7 @@ static bool should_stop(Search *s)
         if (atomic_load_explicit(s->stop, memory_order_relaxed))
             return s->aborted = true;
         /* the first iteration always completes, so there is a move to play */
-        if (s->plan.maximum && s->root_depth > 1 &&
-            time_now_ms() - s->start_ms >= s->plan.maximum)
+        if (s->plan.maximum && s->root_depth > 1 && time_now_ms() - s->start_ms >= s->plan.maximum)
             return s->aborted = true;
     }
     return false;
@@ -70,8 +69,7 @@ static inline void history_update(int16_t *h, int bonus)
     *h = (int16_t)(v > 16000 ? 16000 : v < -16000 ? -16000 : v);
 }
 
-static void update_quiet_stats(Search *s, int ply, Move best, const Move *quiets, int nq,
-                               int depth)
+static void update_quiet_stats(Search *s, int ply, Move best, const Move *quiets, int nq, int depth)
 {
     Position *pos = &s->pos;
     SearchStack *ss = &s->stack[ply];
@@ -240,8 +238,8 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
  * without one (zugzwang-like endings). */
 static bool has_attackers(const Position *pos, Color c)
 {
-    return (pos_pieces(pos, c, CHARIOT) | pos_pieces(pos, c, HORSE) |
-            pos_pieces(pos, c, CANNON)) != 0;
+    return (pos_pieces(pos, c, CHARIOT) | pos_pieces(pos, c, HORSE) | pos_pieces(pos, c, CANNON)) !=
+           0;
 }
 
 static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool cut_node)
@@ -312,9 +310,9 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
 
         /* null move: if passing still beats beta, a real move will too */
         if (depth >= sp->nmp_min_depth && eval >= beta &&
-            ss->static_eval >= beta - sp->nmp_static_margin * depth &&
-            ply > 0 && s->stack[ply - 1].current != MOVE_NULL &&
-            has_attackers(pos, pos->side) && beta > VALUE_MATED_IN_MAX_PLY) {
+            ss->static_eval >= beta - sp->nmp_static_margin * depth && ply > 0 &&
+            s->stack[ply - 1].current != MOVE_NULL && has_attackers(pos, pos->side) &&
+            beta > VALUE_MATED_IN_MAX_PLY) {
             int by_eval = (eval - beta) / sp->nmp_eval_div;
             int r = sp->nmp_base + depth / sp->nmp_depth_div +
                     (by_eval < sp->nmp_eval_max ? by_eval : sp->nmp_eval_max);
@@ -380,7 +378,8 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
         Value v;
         int searched = move_count - 1;
         if (depth >= sp->lmr_min_depth && move_count > 1 + pv_node && (!capture || cut_node)) {
-            int r = s->lmr[depth < MAX_PLY ? depth : MAX_PLY - 1][move_count < 64 ? move_count : 63];
+            int r =
+                s->lmr[depth < MAX_PLY ? depth : MAX_PLY - 1][move_count < 64 ? move_count : 63];
             r += !pv_node;
             r += cut_node;
             r -= gives_check;
@@ -421,7 +420,9 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     if (best >= beta && !pos_is_capture(pos, best_move))
         update_quiet_stats(s, ply, best_move, quiets, nquiets, depth);
 
-    Bound b = best >= beta ? BOUND_LOWER : (pv_node && alpha > old_alpha) ? BOUND_EXACT : BOUND_UPPER;
+    Bound b = best >= beta                     ? BOUND_LOWER
+              : (pv_node && alpha > old_alpha) ? BOUND_EXACT
+                                               : BOUND_UPPER;
     tt_store(s->tt, slot, key, best, b, depth, best_move, ss->static_eval, ply);
     return best;
 }

@@ -103,8 +103,7 @@ SearchResult search_run(Search *s, const Position *pos, const SearchLimits *limi
  * resolution needs. Reads and writes the TT like any search: a caller that wants each
  * position judged alone clears it first.
  */
-Value search_quiescence(Search *s, const Position *pos, bool quiet_checks, Move *pv,
-                        int *pv_len);
+Value search_quiescence(Search *s, const Position *pos, bool quiet_checks, Move *pv, int *pv_len);
 
 /* Format a score the UCI way: "cp 35" or "mate -3". */
 void search_score_text(Value v, char *buf, int size);

@@ -630,12 +630,11 @@ static void test_random(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_layout),
-        cmocka_unit_test(test_external_player),
-        cmocka_unit_test(test_tuned),
-        cmocka_unit_test(test_encode_checks), cmocka_unit_test(test_decode_header),
-        cmocka_unit_test(test_decode_fields), cmocka_unit_test(test_truncation),
-        cmocka_unit_test(test_corruption),    cmocka_unit_test(test_random),
+        cmocka_unit_test(test_round_trip),      cmocka_unit_test(test_layout),
+        cmocka_unit_test(test_external_player), cmocka_unit_test(test_tuned),
+        cmocka_unit_test(test_encode_checks),   cmocka_unit_test(test_decode_header),
+        cmocka_unit_test(test_decode_fields),   cmocka_unit_test(test_truncation),
+        cmocka_unit_test(test_corruption),      cmocka_unit_test(test_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

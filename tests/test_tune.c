@@ -434,8 +434,7 @@ static void test_load_selection(void **state)
         bool best_capt = to >= 0 && ((r->board.b[to / 2] >> (to & 1 ? 4 : 0)) & 15);
         big_quiet += r->ply >= o.skip_plies &&
                      !(r->flags & (RECORD_FLAG_OPENING | RECORD_FLAG_IN_CHECK)) &&
-                     abs(r->score) > o.max_score && !(r->flags & RECORD_FLAG_CAPTURE) &&
-                     !best_capt;
+                     abs(r->score) > o.max_score && !(r->flags & RECORD_FLAG_CAPTURE) && !best_capt;
         if (r->ply < o.skip_plies)
             early++;
         else if (r->flags & RECORD_FLAG_OPENING)

@@ -279,10 +279,8 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_resume_full_batch),
-        cmocka_unit_test(test_resume_mini_batch),
-        cmocka_unit_test(test_checkpoint_refusals),
-        cmocka_unit_test(test_freeze_and_early_stop),
+        cmocka_unit_test(test_resume_full_batch),   cmocka_unit_test(test_resume_mini_batch),
+        cmocka_unit_test(test_checkpoint_refusals), cmocka_unit_test(test_freeze_and_early_stop),
         cmocka_unit_test(test_epoch_rows),
     };
     return cmocka_run_group_tests_name("tune_train", tests, setup, teardown);

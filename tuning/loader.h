@@ -44,7 +44,7 @@
 typedef struct {
     int skip_plies;
     int max_score; /* 0: no limit */
-    int per_game; /* 0: every selected position */
+    int per_game;  /* 0: every selected position */
     bool qresolve;
     bool dedup;
     double valid_frac;
@@ -60,7 +60,7 @@ typedef struct {
     uint64_t files, games, rows;
     uint64_t early, opening, in_check, capture, big_score;
     uint64_t eligible, sampled, duplicates;
-    uint64_t valid_duplicates; /* of the duplicates, those the validation set lost */
+    uint64_t valid_duplicates;         /* of the duplicates, those the validation set lost */
     uint64_t resolved, resolved_plies; /* positions qresolve moved, and the plies played */
     uint64_t checked;
     uint64_t train, valid, entries;

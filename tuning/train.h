@@ -48,7 +48,7 @@ typedef struct {
 typedef struct {
     /* fixed for the run */
     double K;
-    uint64_t ntrain, nvalid; /* positions over all ranks */
+    uint64_t ntrain, nvalid;                   /* positions over all ranks */
     _Alignas(MODEL_ALIGN) double w0[MODEL_NW]; /* starting weights */
     /* the optimiser */
     int epoch;           /* epochs done */

@@ -377,8 +377,8 @@ static void print_search_params(Uci *uci)
             say(uci, "option %s type spin min %d max %d default %d", p->name, p->min, p->max,
                 p->value);
         else
-            say(uci, "option name %s type spin default %d min %d max %d", p->name, p->value,
-                p->min, p->max);
+            say(uci, "option name %s type spin default %d min %d max %d", p->name, p->value, p->min,
+                p->max);
     }
 }
 

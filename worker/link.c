@@ -403,8 +403,7 @@ static void handshake_failed(Link *l, uint16_t event, uint32_t value)
     if (!why || l->refusal[0])
         return;
     char mech[21];
-    if (event != ZMQ_EVENT_HANDSHAKE_FAILED_AUTH && probe_mechanism(l->endpoint, mech) &&
-        !mech[0])
+    if (event != ZMQ_EVENT_HANDSHAKE_FAILED_AUTH && probe_mechanism(l->endpoint, mech) && !mech[0])
         why = "is not a chuhe coordinator: it does not answer as a ZeroMQ server (no ZMTP "
               "greeting)";
     error_set(l->refusal, sizeof l->refusal, "the coordinator at %s %s", l->endpoint, why);

@@ -51,8 +51,7 @@ static bool options_with_tuned(const ProtoPlayer *pl, char *buf, size_t size, ch
         }
         if (v == floor(v))
             snprintf(text, sizeof text, "%.0f", v);
-        n += (size_t)snprintf(buf + n, size - n, "%s%s=%s", n ? ";" : "", pl->tuned[k].name,
-                              text);
+        n += (size_t)snprintf(buf + n, size - n, "%s%s=%s", n ? ";" : "", pl->tuned[k].name, text);
     }
     if (n >= size)
         return error_set(err, err_size, "player %u: options and tuned parameters exceed %zu bytes",

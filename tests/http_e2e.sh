@@ -10,8 +10,7 @@ bindir=${1:-bin}
 . "$(dirname "$0")/support/e2e.sh"
 
 e2e_begin http 14 "$coord" "$worker"
-nodes=2000
-[ "$san" = 1 ] && nodes=1000
+nodes=$(e2e_nodes 2000 1000)
 shot_dir=$root/build/http
 chartjs=/usr/share/javascript/chart.js/chart.min.js
 

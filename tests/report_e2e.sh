@@ -8,8 +8,7 @@ set -u
 bindir=${1:-bin}
 . "$(dirname "$0")/support/e2e.sh"
 e2e_begin report 11 "$coord" "$worker"
-nodes=1000
-[ "$san" = 1 ] && nodes=300
+nodes=$(e2e_nodes 1000 300)
 
 # sum FILE TITLE: the sum of the first value column of the figure TITLE in a text
 # report (its rows: a label, then numbers; the note and the headings are not numbers)

@@ -29,6 +29,7 @@
 #include "game.h"
 #include "movegen.h"
 #include "opening.h"
+#include "tests/support/tune_fixture.h"
 #include "tuning/comm.h"
 #include "tuning/dataset.h"
 #include "tuning/loader.h"
@@ -761,14 +762,8 @@ static void test_match_report(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(g_dir, sizeof g_dir, "/tmp/chuhe-tune-test-XXXXXX");
-    if (!mkdtemp(g_dir))
+    if (!tune_fixture_setup(g_dir, sizeof g_dir, "tune-test", &g_synth, SYNTH_N))
         return -1;
-    position_init();
-    dataset_init(&g_synth);
-    if (!synth_positions(&g_synth, SYNTH_N, 17, weights_default(), 1 / 170.0))
-        return -1;
-    dataset_trim(&g_synth);
     path_in_dir(g_run, sizeof g_run, "run.h5");
     char why[600];
     if (!write_runfile(g_run, RUN_GAMES, 1, false, why, sizeof why)) {
@@ -781,10 +776,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    dataset_free(&g_synth);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tune_fixture_teardown(g_dir, &g_synth) ? 0 : -1;
 }
 
 int main(int argc, char **argv)

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "position.h"
+#include "tests/support/tune_fixture.h"
 #include "tuning/comm.h"
 #include "tuning/dataset.h"
 #include "tuning/model.h"
@@ -256,24 +257,13 @@ static void test_epoch_rows(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(g_dir, sizeof g_dir, "/tmp/chuhe-tune-train-XXXXXX");
-    if (!mkdtemp(g_dir))
-        return -1;
-    position_init();
-    dataset_init(&g_synth);
-    if (!synth_positions(&g_synth, SYNTH_N, 17, weights_default(), 1 / 170.0))
-        return -1;
-    dataset_trim(&g_synth);
-    return 0;
+    return tune_fixture_setup(g_dir, sizeof g_dir, "tune-train", &g_synth, SYNTH_N) ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    dataset_free(&g_synth);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tune_fixture_teardown(g_dir, &g_synth) ? 0 : -1;
 }
 
 int main(void)

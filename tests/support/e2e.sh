@@ -17,6 +17,8 @@
 #                                     waits for a line (-F for text holding a key)
 #   section TITLE                     the seconds since the last section, as a comment
 #   e2e_end                           the exit status: 0 when no check failed (tap_end)
+#   e2e_nodes N SAN-N                 the node limit of a test's games: SAN-N in a
+#                                     sanitizer build, which searches slower, else N
 #   e2e_run NAME ARGS...              a coordinator and two worker ranks (see below)
 #   e2e_start_coord NAME ARGS...      a coordinator (--json ARGS) in the background, its
 #                                     output in $tmp/NAME.out and .err; sets cpid and ep
@@ -36,6 +38,10 @@ coord=$bindir/chuhe-coordinator
 worker=$bindir/chuhe-worker
 client=$bindir/tests/tools/wire_client
 test_engines=$root/tests/engines
+
+e2e_nodes() {
+    if [ "$san" = 1 ]; then echo "$2"; else echo "$1"; fi
+}
 
 e2e_begin() {
     local name=$1 plan=$2

@@ -79,7 +79,7 @@ static bool append(CoordHub *h, int i, const ProtoGame *g, const PackedPos *boar
 static void count(CoordHub *h, const ProtoGame *g, uint64_t id)
 {
     CoordRun *run = h->run;
-    if (runstats_add_stored(run->stats, run->rf, id, record_nodes(&g->rec), true, &g->rec)) {
+    if (runstats_add_stored(run->stats, run->rf, id, record_nodes(&g->rec), true, NULL)) {
         double llr;
         SprtState ss = runstats_sprt(run->stats, &llr);
         if (ss != SPRT_CONTINUE && !run->sched->stopped) {

@@ -118,15 +118,27 @@ static bool ready_engine(PlayEngines *pe, int p, const ProtoPlayer *pl, char *er
     return true;
 }
 
+/* Whether two players tune the same parameters to the same values (SPSA's two sides
+ * differ, so their games differ by themselves). */
+static bool same_tuned(const ProtoPlayer *a, const ProtoPlayer *b)
+{
+    if (a->ntuned != b->ntuned)
+        return false;
+    for (int i = 0; i < a->ntuned; i++)
+        if (strcmp(a->tuned[i].name, b->tuned[i].name) || a->tuned[i].value != b->tuned[i].value)
+            return false;
+    return true;
+}
+
 /* Whether the two players are the same deterministic searcher: the built-in engine
- * with equal weights, hash and limits, limited by nodes (a clock or a move time makes
- * games differ by itself; a bare depth limit gives no count to vary). */
+ * with equal weights, hash, tuned parameters and limits, limited by nodes (a clock or a
+ * move time makes games differ by itself; a bare depth limit gives no count to vary). */
 static bool twins(const ProtoPlayer *a, const ProtoPlayer *b)
 {
     return a->kind == PROTO_ENGINE_BUILTIN && b->kind == PROTO_ENGINE_BUILTIN && a->nodes > 0 &&
            a->nodes == b->nodes && a->depth == b->depth && a->movetime_ms == b->movetime_ms &&
            a->tc_base_ms == b->tc_base_ms && a->tc_inc_ms == b->tc_inc_ms &&
-           a->hash_mb == b->hash_mb && !strcmp(a->weights, b->weights);
+           a->hash_mb == b->hash_mb && !strcmp(a->weights, b->weights) && same_tuned(a, b);
 }
 
 /* A twin's move: the game position, searched with a node count of the game's stream. */

@@ -13,7 +13,7 @@ bindir=${1:-bin}
 uci=$(cd "$bindir" && pwd)/chuhe-engine
 fsf=/usr/games/fairy-stockfish
 . "$(dirname "$0")/support/e2e.sh"
-e2e_begin "SPSA end to end" 14 "$coord" "$worker" "$uci"
+e2e_begin "SPSA end to end" 13 "$coord" "$worker" "$uci"
 nodes=300
 [ "$san" = 1 ] && nodes=150
 

@@ -74,10 +74,11 @@ PROGRAMS += chuhe-tune
 chuhe-tune_DIR := tuning
 chuhe-tune_PKGS := hdf5-serial ompi-c
 
-# The self-play hub: ZeroMQ server and HDF5 run file (every coordinator/*.c).
+# The self-play hub: ZeroMQ server and HDF5 run file (every coordinator/*.c), and its
+# live page (libmicrohttpd).
 PROGRAMS += chuhe-coordinator
 chuhe-coordinator_DIR := coordinator
-chuhe-coordinator_PKGS := hdf5-serial libzmq
+chuhe-coordinator_PKGS := hdf5-serial libzmq libmicrohttpd
 
 # The MPI worker: compiled and linked with the flags `mpicc -showme` gives (pkg-config
 # ompi-c), plus the wire protocol and key files from contracts/.
@@ -114,7 +115,7 @@ $(CONTRACTS_LIB): $(CONTRACTS_OBJS)
 COORD_SRCS := $(filter-out coordinator/main.c,$(wildcard coordinator/*.c))
 COORD_OBJS := $(COORD_SRCS:%.c=$(BUILDDIR)/%.o)
 COORD_LIB := $(BUILDDIR)/libcoordinator.a
-COORD_PKGS := hdf5-serial libzmq
+COORD_PKGS := hdf5-serial libzmq libmicrohttpd
 
 $(COORD_OBJS): private PKG_CFLAGS = $(call pkg_cflags,$(COORD_PKGS))
 $(COORD_LIB): $(COORD_OBJS)
@@ -148,6 +149,8 @@ $(BINDIR)/chuhe-worker: $(CONTRACTS_LIB)
 
 $(BINDIR)/chuhe-coordinator: private LOCAL_LIBS = $(CONTRACTS_LIB)
 $(BINDIR)/chuhe-coordinator: $(CONTRACTS_LIB)
+# SPSA asks an external engine for its options through the worker's process module.
+$(BINDIR)/chuhe-coordinator: $(BUILDDIR)/worker/extproc.o
 
 # Tests: tests/test_NAME.c + tests/support/*.c + the coordinator modules + the library
 # -> $(BINDIR)/tests/test_NAME.
@@ -181,9 +184,10 @@ $(TOOL_BINS): $(BINDIR)/tests/tools/%: $(BUILDDIR)/tests/tools/%.o $(COORD_LIB) 
 	@mkdir -p $(@D)
 	$(LINK)
 
-# test_tune also links the tuner's modules (libtune.a, no MPI).
-$(BINDIR)/tests/test_tune: $(TUNE_LIB)
-$(BINDIR)/tests/test_tune: private LOCAL_LIBS = $(TUNE_LIB) $(COORD_LIB) $(CONTRACTS_LIB)
+# test_tune and test_tune_* also link the tuner's modules (libtune.a, no MPI).
+TUNE_TEST_BINS := $(filter $(BINDIR)/tests/test_tune%,$(TEST_BINS))
+$(TUNE_TEST_BINS): $(TUNE_LIB)
+$(TUNE_TEST_BINS): private LOCAL_LIBS = $(TUNE_LIB) $(COORD_LIB) $(CONTRACTS_LIB)
 
 # test_exttrans also links the worker's protocol text module (no MPI, no ZeroMQ).
 $(BINDIR)/tests/test_exttrans: $(BUILDDIR)/worker/exttrans.o
@@ -216,12 +220,22 @@ $(BUILDDIR)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(COMPILE)
 
+# A text file compiled in as one C string literal, a line a piece.
+EMBED_TEXT = sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/.*/"&\\n"/' $< > $@
+
 # The built-in weights: engine/default.weights compiled in as a string.
 $(GENDIR)/default_weights.inc: engine/default.weights
 	@mkdir -p $(@D)
-	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/.*/"&\\n"/' $< > $@
+	$(EMBED_TEXT)
 
 $(BUILDDIR)/engine/weights.o: $(GENDIR)/default_weights.inc
+
+# The coordinator's live page: coordinator/coord_page.html compiled in the same way.
+$(GENDIR)/coord_page.inc: coordinator/coord_page.html
+	@mkdir -p $(@D)
+	$(EMBED_TEXT)
+
+$(BUILDDIR)/coordinator/coord_http.o: $(GENDIR)/coord_page.inc
 
 $(LIB): $(ENGINE_OBJS)
 	@mkdir -p $(@D)
@@ -297,12 +311,13 @@ check-san:
 check-debug:
 	@$(MAKE) --no-print-directory MODE=debug check
 
-bench: all
+bench: all $(BINDIR)/tests/tools/ingest_load
 	scripts/bench-perft $(BINDIR)
 	$(BINDIR)/chuhe-engine bench
 	scripts/bench-search $(BINDIR)
 	$(BINDIR)/chuhe-tune --bench
 	scripts/bench-scaling --bindir $(BINDIR)
+	scripts/bench-ingest --bindir $(BINDIR)
 
 run: all
 	BINDIR=$(BINDIR) scripts/chuhe-run $(ARGS)
@@ -336,7 +351,8 @@ help:
 	@echo '  check         build and run every test in tests/ (alias: test)'
 	@echo '  check-san     check with AddressSanitizer and UBSan (MODE=san, binaries in bin/san/)'
 	@echo '  check-debug   check with -O1 and CHUHE_DEBUG (MODE=debug, binaries in bin/debug/)'
-	@echo '  bench         perft and search speed, side by side with Fairy-Stockfish; tuner speed'
+	@echo '  bench         perft and search speed, side by side with Fairy-Stockfish; tuner speed;'
+	@echo '                self-play scaling; what one coordinator stores (scripts/bench-ingest)'
 	@echo '  fuzz          build the libFuzzer harnesses (clang) and run each for FUZZ_TIME s (default 60)'
 	@echo '  fuzz-smoke    replay tests/fuzz/regress, run each harness FUZZ_SMOKE_TIME s (default 20) (CI)'
 	@echo '  fuzz-merge    minimize the corpora grown by make fuzz into tests/fuzz/corpus/'

@@ -1,5 +1,6 @@
 #include "protocol.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +15,15 @@ enum {
     WAIT_MAX_MS = 3600 * 1000,
 };
 _Static_assert((int)GAME_MAX_FRAME <= (int)PROTO_MAX_MESSAGE, "PROTO_MAX_MESSAGE is too small");
+/* The longest WORK: the longest opening and two players with every text and tuned
+ * parameter at its longest. */
+enum {
+    PLAYER_MAX_BYTES = 25 + 2 + PROTO_WEIGHTS_MAX + 13 + 3 * (2 + PROTO_COMMAND_MAX) + 1 +
+                       PROTO_TUNED_MAX * (2 + PROTO_TUNED_NAME_MAX + 8),
+    WORK_MAX_FRAME = PROTO_HEADER_SIZE + 16 + 2 + PROTO_FEN_MAX + 2 + PROTO_OPENING_MAX * 2 +
+                     2 * PLAYER_MAX_BYTES + 12,
+};
+_Static_assert((int)WORK_MAX_FRAME <= (int)PROTO_MAX_MESSAGE, "PROTO_MAX_MESSAGE is too small");
 _Static_assert((int)RECORD_MAX_PLIES <= UINT16_MAX, "nplies is sent as a u16");
 
 static const char *const TYPE_NAMES[PROTO_TYPE_NB] = {"unknown", "HELLO", "WORK_REQUEST", "WORK",
@@ -94,6 +104,26 @@ static bool check_hello(const ProtoHello *h, ProtoError *err)
            check_text(h->version, sizeof h->version, false, "HELLO version", err);
 }
 
+/* The tuned parameters: names that can go into an option list, finite values. */
+static bool check_tuned(const ProtoPlayer *p, int i, ProtoError *err)
+{
+    if (p->ntuned > PROTO_TUNED_MAX)
+        return ERROR_SET(err, "WORK player %d: %u tuned parameters exceed %d", i, p->ntuned,
+                         PROTO_TUNED_MAX);
+    for (int k = 0; k < p->ntuned; k++) {
+        const ProtoTuned *t = &p->tuned[k];
+        if (!check_text(t->name, sizeof t->name, true, "WORK tuned parameter name", err))
+            return false;
+        if (!t->name[0] || strpbrk(t->name, "=;"))
+            return ERROR_SET(err, "WORK player %d: tuned parameter %d: empty name, or '=' or ';'",
+                             i, k);
+        if (!isfinite(t->value) || fabs(t->value) > 1e15)
+            return ERROR_SET(err, "WORK player %d: tuned parameter %s is not a finite number", i,
+                             t->name);
+    }
+    return true;
+}
+
 static bool check_player(const ProtoPlayer *p, int i, ProtoError *err)
 {
     if (p->kind >= PROTO_ENGINE_KIND_NB)
@@ -122,7 +152,8 @@ static bool check_player(const ProtoPlayer *p, int i, ProtoError *err)
                       i ? "WORK player 1 weights" : "WORK player 0 weights", err) &&
            check_text(p->command, sizeof p->command, false, "WORK player command", err) &&
            check_text(p->options, sizeof p->options, false, "WORK player options", err) &&
-           check_text(p->dir, sizeof p->dir, false, "WORK player dir", err);
+           check_text(p->dir, sizeof p->dir, false, "WORK player dir", err) &&
+           check_tuned(p, i, err);
 }
 
 static bool check_settings(const ProtoGameSettings *s, ProtoError *err)
@@ -283,6 +314,13 @@ static void put_player(Writer *w, const ProtoPlayer *p)
     put_str(w, p->command);
     put_str(w, p->options);
     put_str(w, p->dir);
+    put_u8(w, p->ntuned);
+    for (int k = 0; k < p->ntuned; k++) {
+        uint64_t bits;
+        memcpy(&bits, &p->tuned[k].value, sizeof bits);
+        put_str(w, p->tuned[k].name);
+        put_u64(w, bits);
+    }
 }
 
 static void put_payload(Writer *w, const ProtoMsg *m)
@@ -471,6 +509,17 @@ static void get_player(Reader *r, ProtoPlayer *p)
     get_str(r, p->command, sizeof p->command, "command");
     get_str(r, p->options, sizeof p->options, "options");
     get_str(r, p->dir, sizeof p->dir, "dir");
+    p->ntuned = get_u8(r, "ntuned");
+    if (!r->failed && p->ntuned > PROTO_TUNED_MAX) {
+        r->failed = true;
+        ERROR_SET(r->err, "WORK: %u tuned parameters exceed %d", p->ntuned, PROTO_TUNED_MAX);
+        return;
+    }
+    for (int k = 0; k < p->ntuned && !r->failed; k++) {
+        get_str(r, p->tuned[k].name, sizeof p->tuned[k].name, "tuned parameter name");
+        uint64_t bits = get_u64(r, "tuned parameter value");
+        memcpy(&p->tuned[k].value, &bits, sizeof bits);
+    }
 }
 
 static void get_work(Reader *r, ProtoWork *k)

@@ -28,9 +28,11 @@
  * consumed exactly by its layout. Payload building blocks:
  *   str     u16 byte count n, then n bytes (no terminating NUL; no control bytes)
  *   move    u16 Move: bits 0-6 from square, bits 7-13 to square (types.h)
+ *   f64     IEEE 754 binary64, sent as the u64 of its bits
  *   limits  u16 player_id, u8 engine kind, u32 hash_mb, u64 nodes, u16 depth,
  *           u32 movetime_ms, str weights path, u8 ext protocol, u32 tc_base_ms,
- *           u32 tc_inc_ms, u32 margin_ms, str command, str options, str dir
+ *           u32 tc_inc_ms, u32 margin_ms, str command, str options, str dir,
+ *           u8 ntuned, ntuned x (str name, f64 value)
  *
  * Payloads by type (fields in order):
  *   HELLO         u32 rank, u32 world_size, u32 pid, str hostname, str version
@@ -65,7 +67,8 @@
 
 enum {
     PROTO_MAGIC = 0x48554843, /* the bytes "CHUH" read as a little-endian u32 */
-    PROTO_VERSION = 2, /* 2: external engines and clocks in the player limits */
+    /* 2: external engines and clocks in the player limits; 3: tuned parameters */
+    PROTO_VERSION = 3,
     PROTO_HEADER_SIZE = 12,
     PROTO_MAX_MESSAGE = 16384, /* no valid frame is longer (a full GAME is ~12.5 KB) */
     PROTO_PLY_SIZE = 12,
@@ -78,8 +81,10 @@ enum {
     PROTO_FEN_MAX = RECORD_FEN_MAX - 1,
     PROTO_WEIGHTS_MAX = 255,
     PROTO_TEXT_MAX = 255,
-    PROTO_OPENING_MAX = 128, /* opening moves in a WORK message */
-    PROTO_COMMAND_MAX = 511, /* an external engine's command line, options, directory */
+    PROTO_OPENING_MAX = 128,   /* opening moves in a WORK message */
+    PROTO_COMMAND_MAX = 511,   /* an external engine's command line, options, directory */
+    PROTO_TUNED_MAX = 64,      /* tuned parameters of one player */
+    PROTO_TUNED_NAME_MAX = 63, /* a tuned parameter's name */
 };
 
 /* Message types: never renumber, only append. 0 is never a valid type. */
@@ -125,6 +130,14 @@ typedef struct {
     char version[PROTO_VERSION_MAX + 1]; /* the worker's build, e.g. CHUHE_VERSION */
 } ProtoHello;
 
+/* A parameter an SPSA run sets for one pair: a search constant of the built-in engine
+ * (spsa_params.h), or an option of an external engine, set after its own options. The
+ * name is printable ASCII without '=' or ';'; the value is finite. */
+typedef struct {
+    char name[PROTO_TUNED_NAME_MAX + 1];
+    double value;
+} ProtoTuned;
+
 /* One player's engine and its per-move limits. At least one limit (nodes, depth,
  * movetime or a clock) is set; a search stops at the first one reached. An external
  * player (kind PROTO_ENGINE_EXTERNAL) has a command and no weights; a built-in one has
@@ -144,6 +157,8 @@ typedef struct {
     char command[PROTO_COMMAND_MAX + 1]; /* program and arguments, blank-separated */
     char options[PROTO_COMMAND_MAX + 1]; /* "Name=Value;Name=Value" */
     char dir[PROTO_COMMAND_MAX + 1];     /* working directory; "" none */
+    uint8_t ntuned;                      /* 0..PROTO_TUNED_MAX */
+    ProtoTuned tuned[PROTO_TUNED_MAX];
 } ProtoPlayer;
 
 /*

@@ -14,12 +14,14 @@
  * and an opened file is checked against it, so the layout is written down once.
  * ------------------------------------------------------------------------------------ */
 
-typedef enum { COL_UINT, COL_INT, COL_STRING, COL_BYTES } ColKind;
+/* Scalars (integers, a double), fixed-size strings, and arrays of unsigned bytes,
+ * signed bytes or doubles. */
+typedef enum { COL_UINT, COL_INT, COL_FLOAT, COL_STRING, COL_BYTES, COL_INTS, COL_FLOATS } ColKind;
 
 struct RunColumn {
     const char *name;
     ColKind kind;
-    size_t size; /* integer bytes, string bytes (NUL included) or array length */
+    size_t size; /* bytes, in the file and in memory (a string's NUL included) */
     size_t offset;
 };
 
@@ -63,6 +65,26 @@ static const RunColumn PLAYER_COLS[] = {
     COL(RunPlayer, weights_hash, COL_UINT, 8),
 };
 
+static const RunColumn SPSA_PARAM_COLS[] = {
+    COL(RunSpsaParam, param_id, COL_UINT, 2),
+    COL(RunSpsaParam, name, COL_STRING, RUNFILE_NAME_SIZE),
+    COL(RunSpsaParam, type, COL_STRING, RUNFILE_SPSA_TYPE_SIZE),
+    COL(RunSpsaParam, start, COL_FLOAT, 8),
+    COL(RunSpsaParam, min, COL_FLOAT, 8),
+    COL(RunSpsaParam, max, COL_FLOAT, 8),
+    COL(RunSpsaParam, c_end, COL_FLOAT, 8),
+    COL(RunSpsaParam, r_end, COL_FLOAT, 8),
+};
+
+static const RunColumn SPSA_COLS[] = {
+    COL(RunSpsaRow, pair_id, COL_UINT, 8),
+    COL(RunSpsaRow, result, COL_INT, 1),
+    COL(RunSpsaRow, delta, COL_INTS, RUNFILE_SPSA_MAX),
+    COL(RunSpsaRow, plus, COL_FLOATS, 8 * RUNFILE_SPSA_MAX),
+    COL(RunSpsaRow, minus, COL_FLOATS, 8 * RUNFILE_SPSA_MAX),
+    COL(RunSpsaRow, theta, COL_FLOATS, 8 * RUNFILE_SPSA_MAX),
+};
+
 #undef COL
 
 const RunTable RUNCOLS_TABLES[RUNCOLS_NB] = {
@@ -79,6 +101,17 @@ const RunTable RUNCOLS_TABLES[RUNCOLS_NB] = {
      "from | to << 7. score: centi-soldiers, mover's view. result: mover's view"},
     {"/players", PLAYER_COLS, (int)(sizeof PLAYER_COLS / sizeof PLAYER_COLS[0]), sizeof(RunPlayer),
      RUNFILE_PLAYER_CHUNK, "one row per player, player_id = row"},
+    {"/spsa_params", SPSA_PARAM_COLS, (int)(sizeof SPSA_PARAM_COLS / sizeof SPSA_PARAM_COLS[0]),
+     sizeof(RunSpsaParam), RUNFILE_SPSA_CHUNK,
+     "SPSA: one row per tuned parameter, param_id = row = its index in the /spsa arrays; "
+     "type int (values rounded) or float; start value, bounds, c_end and r_end as fishtest "
+     "takes them"},
+    {"/spsa", SPSA_COLS, (int)(sizeof SPSA_COLS / sizeof SPSA_COLS[0]), sizeof(RunSpsaRow),
+     RUNFILE_SPSA_CHUNK,
+     "SPSA: one row per iteration, pair_id = row: the perturbation delta (+1/-1 per "
+     "parameter), the values played by player 0 (plus) and player 1 (minus), result = "
+     "points of plus minus points of minus over the pair (-2..2), theta after the update; "
+     "arrays hold /spsa_params' count of parameters, then zeros"},
 };
 
 /* ------------------------------------------------------------------------------------
@@ -146,6 +179,21 @@ static hid_t int_type(const RunColumn *c, bool file)
     }
 }
 
+/* The element type of an array column, for the file or in memory. */
+static hid_t element_type(ColKind kind, bool file)
+{
+    if (kind == COL_FLOATS)
+        return file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
+    if (kind == COL_INTS)
+        return file ? H5T_STD_I8LE : H5T_NATIVE_INT8;
+    return file ? H5T_STD_U8LE : H5T_NATIVE_UINT8;
+}
+
+static size_t element_size(ColKind kind)
+{
+    return kind == COL_FLOATS ? 8 : 1;
+}
+
 static hid_t string_type(size_t size)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
@@ -175,9 +223,12 @@ static hid_t table_type(const RunTable *t, bool file)
         bool own = true;
         if (c->kind == COL_STRING) {
             mt = string_type(c->size);
-        } else if (c->kind == COL_BYTES) {
-            hsize_t dim = c->size;
-            mt = H5Tarray_create2(file ? H5T_STD_U8LE : H5T_NATIVE_UINT8, 1, &dim);
+        } else if (c->kind == COL_BYTES || c->kind == COL_INTS || c->kind == COL_FLOATS) {
+            hsize_t dim = c->size / element_size(c->kind);
+            mt = H5Tarray_create2(element_type(c->kind, file), 1, &dim);
+        } else if (c->kind == COL_FLOAT) {
+            mt = file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE;
+            own = false;
         } else {
             mt = int_type(c, file);
             own = false;
@@ -192,6 +243,22 @@ static hid_t table_type(const RunTable *t, bool file)
         off += c->size;
     }
     return ct;
+}
+
+/* Whether a stored member type is a one-dimensional array of dim elements of the class,
+ * size and sign (H5T_SGN_ERROR: any) given. */
+static bool array_ok(hid_t mt, hsize_t dim, H5T_class_t cls, size_t size, H5T_sign_t sign)
+{
+    hsize_t got = 0;
+    if (H5Tget_class(mt) != H5T_ARRAY || H5Tget_array_ndims(mt) != 1 ||
+        H5Tget_array_dims2(mt, &got) != 1 || got != dim)
+        return false;
+    hid_t base = H5Tget_super(mt);
+    bool ok = base >= 0 && H5Tget_class(base) == cls && H5Tget_size(base) == size &&
+              (sign == H5T_SGN_ERROR || H5Tget_sign(base) == sign);
+    if (base >= 0)
+        H5Tclose(base);
+    return ok;
 }
 
 /* Whether a stored compound type has every column of the table with the right class,
@@ -226,19 +293,22 @@ static bool check_table_type(const RunTable *t, hid_t dt, const char *path, RunE
             want = "fixed-length string";
             ok = cls == H5T_STRING && H5Tis_variable_str(mt) == 0 && size == c->size;
             break;
-        case COL_BYTES: {
-            want = "array of unsigned bytes";
-            hsize_t dim = 0;
-            if (cls == H5T_ARRAY && H5Tget_array_ndims(mt) == 1 &&
-                H5Tget_array_dims2(mt, &dim) == 1 && dim == c->size) {
-                hid_t base = H5Tget_super(mt);
-                ok = base >= 0 && H5Tget_class(base) == H5T_INTEGER && H5Tget_size(base) == 1 &&
-                     H5Tget_sign(base) == H5T_SGN_NONE;
-                if (base >= 0)
-                    H5Tclose(base);
-            }
+        case COL_FLOAT:
+            want = "floating-point number";
+            ok = cls == H5T_FLOAT && size == c->size;
             break;
-        }
+        case COL_BYTES:
+            want = "array of unsigned bytes";
+            ok = array_ok(mt, c->size, H5T_INTEGER, 1, H5T_SGN_NONE);
+            break;
+        case COL_INTS:
+            want = "array of signed bytes";
+            ok = array_ok(mt, c->size, H5T_INTEGER, 1, H5T_SGN_2);
+            break;
+        case COL_FLOATS:
+            want = "array of doubles";
+            ok = array_ok(mt, c->size / 8, H5T_FLOAT, 8, H5T_SGN_ERROR);
+            break;
         }
         H5Tclose(mt);
         if (!ok) {
@@ -429,6 +499,32 @@ RunGame runcols_game(const RunGameRow *r)
     return g;
 }
 
+/*
+ * The transfer list of d's reads and writes, made at the first one. HDF5 converts rows
+ * between the C structs and the packed file types through a conversion and a
+ * background buffer; without buffers of its own it allocates and clears both (1 MiB
+ * each, its default size) for every call, a sixth of the coordinator's time when it
+ * stores a million positions a second. Should the list not be made, HDF5's default
+ * does the same work more slowly.
+ */
+static hid_t transfer(RunDataset *d)
+{
+    enum { CONVERT_BYTES = 1 << 20 };
+    if (d->dxpl >= 0)
+        return d->dxpl;
+    char *buf = malloc(2 * CONVERT_BYTES);
+    hid_t dxpl = buf ? H5Pcreate(H5P_DATASET_XFER) : H5I_INVALID_HID;
+    if (dxpl < 0 || H5Pset_buffer(dxpl, CONVERT_BYTES, buf, buf + CONVERT_BYTES) < 0) {
+        runcols_close_id(&dxpl, H5Pclose);
+        free(buf);
+        H5Eclear2(H5E_DEFAULT);
+        return H5P_DEFAULT;
+    }
+    d->dxpl = dxpl;
+    d->convert = buf;
+    return dxpl;
+}
+
 bool runcols_append(RunDataset *d, const void *rows, uint64_t n, const char *path, RunError *err)
 {
     if (!n)
@@ -443,7 +539,7 @@ bool runcols_append(RunDataset *d, const void *rows, uint64_t n, const char *pat
              H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) < 0 ||
              (ms = H5Screate_simple(1, &count, NULL)) < 0)
         runcols_hdf5_error(err, path, "cannot select rows of %s", RUNCOLS_TABLES[d->id].name);
-    else if (H5Dwrite(d->dset, d->memtype, ms, fs, H5P_DEFAULT, rows) < 0)
+    else if (H5Dwrite(d->dset, d->memtype, ms, fs, transfer(d), rows) < 0)
         runcols_hdf5_error(err, path, "cannot write %llu rows to %s", (unsigned long long)count,
                            RUNCOLS_TABLES[d->id].name);
     else
@@ -455,7 +551,7 @@ bool runcols_append(RunDataset *d, const void *rows, uint64_t n, const char *pat
     return ok;
 }
 
-bool runcols_read(const RunDataset *d, uint64_t start, uint64_t n, void *out, const char *path,
+bool runcols_read(RunDataset *d, uint64_t start, uint64_t n, void *out, const char *path,
                   RunError *err)
 {
     if (!n)
@@ -469,7 +565,7 @@ bool runcols_read(const RunDataset *d, uint64_t start, uint64_t n, void *out, co
         runcols_hdf5_error(err, path, "cannot select rows %llu..%llu of %s",
                            (unsigned long long)start, (unsigned long long)(start + n - 1),
                            RUNCOLS_TABLES[d->id].name);
-    else if (H5Dread(d->dset, d->memtype, ms, fs, H5P_DEFAULT, out) < 0)
+    else if (H5Dread(d->dset, d->memtype, ms, fs, transfer(d), out) < 0)
         runcols_hdf5_error(err, path, "cannot read rows %llu..%llu of %s",
                            (unsigned long long)start, (unsigned long long)(start + n - 1),
                            RUNCOLS_TABLES[d->id].name);
@@ -480,7 +576,6 @@ bool runcols_read(const RunDataset *d, uint64_t start, uint64_t n, void *out, co
     return ok;
 }
 
-/* Grows an array to hold at least `need` elements. */
 /* ------------------------------------------------------------------------------------
  * Datasets
  * ------------------------------------------------------------------------------------ */
@@ -488,7 +583,8 @@ bool runcols_read(const RunDataset *d, uint64_t start, uint64_t n, void *out, co
 void runcols_init(RunDataset *d, RunTableId id)
 {
     d->id = id;
-    d->dset = d->memtype = H5I_INVALID_HID;
+    d->dset = d->memtype = d->dxpl = H5I_INVALID_HID;
+    d->convert = NULL;
     d->stored = 0;
 }
 
@@ -572,5 +668,8 @@ bool runcols_close(RunDataset *d, const char *path, RunError *err)
         ok = runcols_hdf5_error(err, path, "cannot close %s", RUNCOLS_TABLES[d->id].name);
     d->dset = H5I_INVALID_HID;
     runcols_close_id(&d->memtype, H5Tclose);
+    runcols_close_id(&d->dxpl, H5Pclose);
+    free(d->convert);
+    d->convert = NULL;
     return ok;
 }

@@ -1,6 +1,6 @@
 /*
  * The run file's HDF5 layer (runfile.h gives the schema): the column tables of /games,
- * /positions and /players, from which both the file types (packed, explicit
+ * /positions, /players and the SPSA tables, from which both the file types (packed, explicit
  * little-endian) and the in-memory types (the C structs) are built and against which an
  * opened file is checked, so that the layout is written down once; the file's
  * attributes; datasets created, opened, appended to and read with one hyperslab each;
@@ -35,7 +35,17 @@ typedef struct {
     uint32_t worker_rank;
 } RunGameRow;
 
-typedef enum { RUNCOLS_GAMES, RUNCOLS_POSITIONS, RUNCOLS_PLAYERS, RUNCOLS_NB } RunTableId;
+/* The tables before RUNCOLS_REQUIRED are in every run file; the SPSA ones only in a run
+ * that tunes parameters (runfile_spsa.c). */
+typedef enum {
+    RUNCOLS_GAMES,
+    RUNCOLS_POSITIONS,
+    RUNCOLS_PLAYERS,
+    RUNCOLS_SPSA_PARAMS,
+    RUNCOLS_SPSA,
+    RUNCOLS_NB,
+    RUNCOLS_REQUIRED = RUNCOLS_SPSA_PARAMS
+} RunTableId;
 
 typedef struct RunColumn RunColumn; /* one member of a row: runcols.c */
 
@@ -52,13 +62,16 @@ typedef struct {
 
 extern const RunTable RUNCOLS_TABLES[RUNCOLS_NB];
 
-/* An open table: the dataset, the in-memory row type and the rows in the file. The ids
- * are H5I_INVALID_HID while closed. */
+/* An open table: the dataset, the in-memory row type, the rows in the file, and the
+ * transfer list of its reads and writes with its conversion buffers (made at the first
+ * read or write). The ids are H5I_INVALID_HID while closed or not made. */
 typedef struct {
     RunTableId id;
     hid_t dset;
     hid_t memtype;
     uint64_t stored;
+    hid_t dxpl;
+    void *convert;
 } RunDataset;
 
 /* ---- Errors and HDF5's own error printing ---- */
@@ -124,7 +137,7 @@ bool runcols_close(RunDataset *d, const char *path, RunError *err);
 /* Appends n rows after the stored ones with one hyperslab write; d->stored grows by n. */
 bool runcols_append(RunDataset *d, const void *rows, uint64_t n, const char *path, RunError *err);
 /* Reads rows [start, start + n) with one hyperslab read. */
-bool runcols_read(const RunDataset *d, uint64_t start, uint64_t n, void *out, const char *path,
+bool runcols_read(RunDataset *d, uint64_t start, uint64_t n, void *out, const char *path,
                   RunError *err);
 
 #endif

@@ -5,10 +5,12 @@
  */
 #include "runfile.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,11 +58,11 @@ static bool create_impl(RunFile *rf, const char *config, const char *version, Ru
         runcols_close_id(&fcpl, H5Pclose);
         return runcols_hdf5_error(err, rf->path, "cannot set up the file creation properties");
     }
-    rf->file = H5Fcreate(rf->path, H5F_ACC_EXCL, fcpl, H5P_DEFAULT);
+    /* the empty file runfile_create made for it */
+    rf->file = H5Fcreate(rf->path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
     H5Pclose(fcpl);
     if (rf->file < 0)
-        return runcols_hdf5_error(err, rf->path,
-                                  "cannot create (an existing file is never overwritten)");
+        return runcols_hdf5_error(err, rf->path, "cannot create the HDF5 file");
     uint32_t schema = RUNFILE_SCHEMA_VERSION;
     if (!runcols_attr_write_scalar(rf->file, "schema_version", H5T_STD_U32LE, H5T_NATIVE_UINT32,
                                    &schema, rf->path, err) ||
@@ -70,7 +72,7 @@ static bool create_impl(RunFile *rf, const char *config, const char *version, Ru
         !runcols_attr_write_string(rf->file, "run_config", config, rf->path, err) ||
         !runcols_attr_write_string(rf->file, "created", created, rf->path, err))
         return false;
-    for (int t = 0; t < RUNCOLS_NB; t++)
+    for (int t = 0; t < RUNCOLS_REQUIRED; t++)
         if (!runcols_create(&rf->ds[t], rf->file, rf->path, err))
             return false;
     if (!runcols_attr_write_reasons(rf->ds[RUNCOLS_GAMES].dset, rf->path, err))
@@ -78,21 +80,46 @@ static bool create_impl(RunFile *rf, const char *config, const char *version, Ru
     return runfence_end(rf->file, rf->path, err);
 }
 
+/* Makes the new, empty file at path (never over an existing one), so that a refusal
+ * names its cause as the system gives it. */
+static bool create_empty(const char *path, RunError *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0)
+        return close(fd) == 0 || ERROR_SET(err, "%s: cannot create: %s", path, strerror(errno));
+    int e = errno;
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+    struct stat st;
+    const char *why = strerror(e);
+    if (e == EEXIST)
+        why = "the file exists (a run file is never overwritten)";
+    else if (e == ENOENT && !path[0])
+        why = "an empty file name";
+    else if (e == ENOENT && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        why = "the folder takes no new files (a system folder such as /proc?)";
+    else if (e == ENOENT)
+        why = "the folder does not exist";
+    return ERROR_SET(err, "%s: cannot create: %s", path, why);
+}
+
 RunFile *runfile_create(const char *path, const char *config_json, const char *engine_version,
                         RunError *err)
 {
     RunQuiet q = runcols_quiet_begin();
     RunFile *rf = runhandle_new(path, err);
+    if (rf && !create_empty(path, err)) {
+        runhandle_free(rf);
+        rf = NULL;
+    }
     if (rf) {
         rf->writable = true;
-        bool existed = access(path, F_OK) == 0;
         if (!create_impl(rf, config_json ? config_json : "", engine_version ? engine_version : "",
                          err)) {
-            bool made = rf->file >= 0 && !existed;
             runhandle_free(rf);
             rf = NULL;
-            if (made)
-                unlink(path);
+            unlink(path);
         }
     }
     runcols_quiet_end(q);
@@ -162,27 +189,37 @@ static int8_t outcome_code(Outcome o)
     return o == OUTCOME_RED_WIN ? 1 : o == OUTCOME_BLACK_WIN ? -1 : 0;
 }
 
-/* Replays the record into position rows at rf->pbuf[rf->npbuf...], without counting them
- * as buffered yet. On failure, why says what is wrong. */
-static bool pack_positions(RunFile *rf, const GameRecord *rec, uint64_t game_id, char *why,
-                           size_t size)
+/*
+ * The position rows of rec at rf->pbuf[rf->npbuf...], not yet counted as buffered. The
+ * boards come from a replay that validated the record (boards given), or from replaying
+ * its moves here, which refuses an illegal one. On failure, why says what is wrong.
+ */
+static bool pack_positions(RunFile *rf, const GameRecord *rec, const PackedPos *boards,
+                           uint64_t game_id, char *why, size_t size)
 {
     PosError perr;
-    if (!pos_set_fen(&rf->pos, rec->start_fen, &perr)) {
+    if (!boards && !pos_set_fen(&rf->pos, rec->start_fen, &perr)) {
         snprintf(why, size, "bad start FEN: %s", perr.msg);
         return false;
     }
     int8_t red_result = outcome_code(rec->outcome);
-    for (int i = 0; i < rec->nplies; i++) {
+    RunPosition *row = &rf->pbuf[rf->npbuf];
+    for (int i = 0; i < rec->nplies; i++, row++) {
         const RecordPly *p = &rec->plies[i];
-        if (!move_is_legal(&rf->pos, p->move)) {
-            char text[5];
-            move_to_text(p->move, text);
-            snprintf(why, size, "ply %d: %s is not legal", i, text);
-            return false;
+        if (boards) {
+            row->board = boards[i];
+        } else {
+            if (!move_is_legal(&rf->pos, p->move)) {
+                char text[5];
+                move_to_text(p->move, text);
+                snprintf(why, size, "ply %d: %s is not legal", i, text);
+                return false;
+            }
+            record_pack(&rf->pos, &row->board);
+            pos_do_move(&rf->pos, p->move);
+            if (pos_history_full(&rf->pos))
+                pos_trim_history(&rf->pos);
         }
-        RunPosition *row = &rf->pbuf[rf->npbuf + (uint64_t)i];
-        record_pack(&rf->pos, &row->board);
         row->game_id = game_id;
         row->ply = (uint16_t)i;
         row->move = p->move;
@@ -190,18 +227,15 @@ static bool pack_positions(RunFile *rf, const GameRecord *rec, uint64_t game_id,
         row->score = p->score;
         row->depth = p->depth;
         row->flags = p->flags;
-        row->result = (int8_t)(rf->pos.side == RED ? red_result : -red_result);
+        row->result = (int8_t)(packed_side(&row->board) == RED ? red_result : -red_result);
         row->nodes = p->nodes;
-        pos_do_move(&rf->pos, p->move);
-        if (pos_history_full(&rf->pos))
-            pos_trim_history(&rf->pos);
     }
     return true;
 }
 
-static bool append_impl(RunFile *rf, const GameRecord *rec, uint64_t pair_id, unsigned gip,
-                        uint16_t red, uint16_t black, uint32_t rank, uint64_t *game_id,
-                        RunError *err)
+static bool append_impl(RunFile *rf, const GameRecord *rec, const PackedPos *boards,
+                        uint64_t pair_id, unsigned gip, uint16_t red, uint16_t black, uint32_t rank,
+                        uint64_t *game_id, RunError *err)
 {
     uint64_t id = rf->ngames, stored_as;
     if (!writable(rf, err))
@@ -236,7 +270,7 @@ static bool append_impl(RunFile *rf, const GameRecord *rec, uint64_t pair_id, un
                        RUNHANDLE_ARRAY_FIRST))
         return ERROR_SET(err, "%s: out of memory", rf->path);
     char why[200];
-    if (!pack_positions(rf, rec, id, why, sizeof why))
+    if (!pack_positions(rf, rec, boards, id, why, sizeof why))
         return ERROR_SET(err, "%s: pair %llu game %u: %s", rf->path, (unsigned long long)pair_id,
                          gip, why);
     RunGameRow *row = &rf->gbuf[rf->ngbuf];
@@ -269,19 +303,20 @@ static bool flush_impl(RunFile *rf, RunError *err)
         return true;
     if (!writable(rf, err))
         return false;
-    if (!rf->ngbuf && rf->ds[RUNCOLS_PLAYERS].stored == rf->nplayers)
+    if (!rf->ngbuf && !rf->nsbuf && rf->ds[RUNCOLS_PLAYERS].stored == rf->nplayers)
         return true;
-    /* Positions before the games that point at them, and one flush for all. */
+    /* Positions before the games that point at them, SPSA rows after the games they
+     * follow from, and one flush for all. */
     uint64_t p0 = rf->ds[RUNCOLS_PLAYERS].stored;
     uint64_t bytes = (rf->nplayers - p0) * sizeof(RunPlayer) + rf->npbuf * sizeof(RunPosition) +
-                     rf->ngbuf * sizeof(RunGameRow);
+                     rf->ngbuf * sizeof(RunGameRow) + runfile_spsa_pending_bytes(rf);
     bool untouched;
     bool ok = runfence_begin(rf->file, bytes, &untouched, rf->path, err) &&
               runcols_append(&rf->ds[RUNCOLS_PLAYERS], rf->players + p0, rf->nplayers - p0,
                              rf->path, err) &&
               runcols_append(&rf->ds[RUNCOLS_POSITIONS], rf->pbuf, rf->npbuf, rf->path, err) &&
               runcols_append(&rf->ds[RUNCOLS_GAMES], rf->gbuf, rf->ngbuf, rf->path, err) &&
-              runfence_end(rf->file, rf->path, err);
+              runfile_spsa_write(rf, err) && runfence_end(rf->file, rf->path, err);
     if (!ok) {
         /* with nothing written the rows stay buffered for the next try */
         rf->broken = !untouched;
@@ -291,17 +326,32 @@ static bool flush_impl(RunFile *rf, RunError *err)
     return true;
 }
 
-bool runfile_append_game(RunFile *rf, const GameRecord *rec, uint64_t pair_id,
-                         unsigned game_in_pair, uint16_t red, uint16_t black, uint32_t rank,
-                         uint64_t *game_id, RunError *err)
+/* Appends under quiet HDF5 errors, and writes a full buffer out. */
+static bool append_quiet(RunFile *rf, const GameRecord *rec, const PackedPos *boards,
+                         uint64_t pair_id, unsigned gip, uint16_t red, uint16_t black,
+                         uint32_t rank, uint64_t *game_id, RunError *err)
 {
     RunQuiet q = runcols_quiet_begin();
-    bool ok = append_impl(rf, rec, pair_id, game_in_pair, red, black, rank, game_id, err);
+    bool ok = append_impl(rf, rec, boards, pair_id, gip, red, black, rank, game_id, err);
     RunError ignored;
     if (ok && rf->npbuf >= RUNFILE_BATCH_POSITIONS)
         flush_impl(rf, &ignored); /* a failure shows at the caller's next runfile_flush */
     runcols_quiet_end(q);
     return ok;
+}
+
+bool runfile_append_game(RunFile *rf, const GameRecord *rec, uint64_t pair_id,
+                         unsigned game_in_pair, uint16_t red, uint16_t black, uint32_t rank,
+                         uint64_t *game_id, RunError *err)
+{
+    return append_quiet(rf, rec, NULL, pair_id, game_in_pair, red, black, rank, game_id, err);
+}
+
+bool runfile_append_validated(RunFile *rf, const GameRecord *rec, const PackedPos *boards,
+                              uint64_t pair_id, unsigned game_in_pair, uint16_t red, uint16_t black,
+                              uint32_t rank, uint64_t *game_id, RunError *err)
+{
+    return append_quiet(rf, rec, boards, pair_id, game_in_pair, red, black, rank, game_id, err);
 }
 
 bool runfile_flush(RunFile *rf, RunError *err)

@@ -23,6 +23,14 @@
  *   /players       one row per player; player_id equals the row number
  *     player_id u16, name string[64], kind string[16] ("builtin"),
  *     weights string[256] ("" for the built-in weights), weights_hash u64
+ *   /spsa_params   only in an SPSA run: one row per tuned parameter, param_id = row
+ *     param_id u16, name string[64], type string[8] ("int" or "float"), start f64,
+ *     min f64, max f64, c_end f64, r_end f64
+ *   /spsa          only in an SPSA run: one row per applied iteration, pair_id = row
+ *     pair_id u64, result i8 (points of player 0 minus points of player 1 over the
+ *     pair, -2..2), delta i8[64] (+1 or -1), plus f64[64] (player 0's values), minus
+ *     f64[64] (player 1's), theta f64[64] (after the update); entries past the
+ *     parameter count are 0
  * Strings are fixed-size, NUL-terminated ASCII (h5py reads them as bytes).
  *
  * Durability: plain HDF5 (no SWMR), H5Fflush and fsync after each batch. After
@@ -74,9 +82,12 @@ enum {
     RUNFILE_POSITION_CHUNK = 1024, /* 71 KB */
     RUNFILE_GAME_CHUNK = 64,       /* 10.5 KB */
     RUNFILE_PLAYER_CHUNK = 64,     /* 22 KB */
+    RUNFILE_SPSA_CHUNK = 16,       /* 26 KB of /spsa, mostly zeros */
     RUNFILE_DEFLATE_LEVEL = 1,     /* level 4: 9% smaller, 1.5-2x slower */
     /* Buffered positions that make runfile_append_game flush by itself. */
     RUNFILE_BATCH_POSITIONS = 16384,
+    RUNFILE_SPSA_MAX = 64, /* tuned parameters of an SPSA run */
+    RUNFILE_SPSA_TYPE_SIZE = 8,
 };
 
 /*
@@ -131,6 +142,24 @@ typedef struct {
     uint64_t weights_hash;
 } RunPlayer;
 
+/* One row of /spsa_params. */
+typedef struct {
+    uint16_t param_id;
+    char name[RUNFILE_NAME_SIZE];
+    char type[RUNFILE_SPSA_TYPE_SIZE]; /* "int" or "float" */
+    double start, min, max, c_end, r_end;
+} RunSpsaParam;
+
+/* One row of /spsa: the iteration of pair pair_id. */
+typedef struct {
+    uint64_t pair_id;
+    int8_t result;
+    int8_t delta[RUNFILE_SPSA_MAX];
+    double plus[RUNFILE_SPSA_MAX];
+    double minus[RUNFILE_SPSA_MAX];
+    double theta[RUNFILE_SPSA_MAX];
+} RunSpsaRow;
+
 /* ---- Writing (the coordinator) ---- */
 
 /* Creates a new run file (never overwrites one) with a fresh random run id. */
@@ -159,6 +188,16 @@ bool runfile_add_player(RunFile *rf, const char *name, const char *kind, const c
 bool runfile_append_game(RunFile *rf, const GameRecord *rec, uint64_t pair_id,
                          unsigned game_in_pair, uint16_t red, uint16_t black, uint32_t rank,
                          uint64_t *game_id, RunError *err);
+
+/*
+ * runfile_append_game for a record that record_validate_boards accepted, with the boards
+ * it packed: they are stored as given rather than replayed again (the caller vouches
+ * that they are rec's), and everything else is checked as above. The coordinator's way
+ * in: each game is replayed once, by the validation.
+ */
+bool runfile_append_validated(RunFile *rf, const GameRecord *rec, const PackedPos *boards,
+                              uint64_t pair_id, unsigned game_in_pair, uint16_t red, uint16_t black,
+                              uint32_t rank, uint64_t *game_id, RunError *err);
 
 /*
  * Writes the buffered rows, then H5Fflush and fsync: on return every appended game is
@@ -230,10 +269,37 @@ bool runfile_read_game(RunFile *rf, uint64_t game_id, GameRecord *out, RunError 
  * deterministic players, an opening played twice by the same engines). From a record,
  * or from the run file (flushed or buffered: a game just appended has its key). */
 uint64_t runfile_record_key(const GameRecord *rec);
-bool runfile_game_key(const RunFile *rf, uint64_t game_id, uint64_t *key, RunError *err);
+bool runfile_game_key(RunFile *rf, uint64_t game_id, uint64_t *key, RunError *err);
 
 /* Reads every position and checks it against its game (game id, ply, result): the full
  * check that opening skips for speed. */
 bool runfile_verify(RunFile *rf, RunError *err);
+
+/* ---- SPSA (runfile_spsa.c): the tables of a run that tunes parameters ---- */
+
+/*
+ * Makes a new run file an SPSA run: creates /spsa_params and /spsa and writes the n
+ * parameters (1..RUNFILE_SPSA_MAX; param_id is set here), durably, before returning.
+ * Once per file.
+ */
+bool runfile_spsa_begin(RunFile *rf, const RunSpsaParam *params, int n, RunError *err);
+
+/* The tuned parameters; 0 outside an SPSA run. */
+int runfile_spsa_param_count(const RunFile *rf);
+const RunSpsaParam *runfile_spsa_param(const RunFile *rf, int i);
+
+/* Iteration rows stored and buffered. On opening, a row counts only with both games of
+ * its pair stored: rows of an interrupted flush are ignored (read) or dropped (append),
+ * as games are. */
+uint64_t runfile_spsa_count(const RunFile *rf);
+/* The rows on disk: the count at the last successful flush. */
+uint64_t runfile_spsa_flushed_count(const RunFile *rf);
+
+/* Buffers the next iteration row (its pair_id must be runfile_spsa_count()); durable at
+ * the next flush, with the games buffered before it. */
+bool runfile_spsa_append(RunFile *rf, const RunSpsaRow *row, RunError *err);
+
+/* Reads rows [start, start + n), stored or buffered. */
+bool runfile_spsa_read(RunFile *rf, uint64_t start, uint64_t n, RunSpsaRow *out, RunError *err);
 
 #endif

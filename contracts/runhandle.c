@@ -40,6 +40,7 @@ void runhandle_free(RunFile *rf)
     runhandle_close_hdf5(rf, NULL);
     free(rf->pbuf);
     free(rf->gbuf);
+    free(rf->sbuf);
     free(rf->players);
     free(rf->slots);
     free(rf->games);

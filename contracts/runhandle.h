@@ -9,6 +9,7 @@
  *   runload.c    opening and validating an existing file
  *   runfile.c    creating, appending, flushing, closing
  *   runread.c    counts, stored games and players, reading rows back, verifying
+ *   runfile_spsa.c  the SPSA tables: creating, loading, appending, reading
  */
 #ifndef CHUHE_RUNHANDLE_H
 #define CHUHE_RUNHANDLE_H
@@ -58,6 +59,15 @@ struct RunFile {
     uint64_t npbuf;
     size_t pbuf_cap;
 
+    /* SPSA: the tuned parameters (none outside an SPSA run), the iteration rows stored
+     * and buffered, and the buffered ones */
+    RunSpsaParam sparams[RUNFILE_SPSA_MAX];
+    int nsparams;
+    uint64_t nspsa;
+    RunSpsaRow *sbuf;
+    uint64_t nsbuf;
+    size_t sbuf_cap;
+
     Position pos;                          /* replays games */
     RunPosition scratch[RECORD_MAX_PLIES]; /* one game's positions, when reading */
 };
@@ -78,5 +88,12 @@ bool runhandle_find(const RunFile *rf, uint64_t pair_id, unsigned gip, uint64_t 
 /* Adds a game, whose id is the next one, to the games and the index; false when out of
  * memory. */
 bool runhandle_add_game(RunFile *rf, const RunGame *g);
+
+/* runfile_spsa.c's part of opening and flushing. Loading reads the parameters and
+ * counts the valid rows of the SPSA tables, when the file has them (extent: their rows
+ * in the file); writing appends the buffered rows, inside the caller's write section. */
+bool runfile_spsa_load(RunFile *rf, const uint64_t extent[RUNCOLS_NB], RunError *err);
+uint64_t runfile_spsa_pending_bytes(const RunFile *rf);
+bool runfile_spsa_write(RunFile *rf, RunError *err);
 
 #endif

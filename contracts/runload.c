@@ -18,12 +18,23 @@ enum { GAME_READ_BLOCK = 4096 }; /* /games rows read at once while opening */
  * coordinator flushes every second or few dozen games, so a million is generous. */
 enum { TAIL_POSITIONS_MAX = RUNFILE_BATCH_POSITIONS + RECORD_MAX_PLIES, TAIL_GAMES_MAX = 1 << 20 };
 
-/* Opens the datasets of an open file and checks their member types and shapes. */
+/* Opens the datasets of an open file and checks their member types and shapes. The
+ * SPSA tables are opened when the file has them (extent 0 when not). */
 static bool open_tables(RunFile *rf, uint64_t extent[RUNCOLS_NB], RunError *err)
 {
-    for (int t = 0; t < RUNCOLS_NB; t++)
+    for (int t = 0; t < RUNCOLS_NB; t++) {
+        extent[t] = 0;
+        if (t >= RUNCOLS_REQUIRED) {
+            htri_t ex = H5Lexists(rf->file, RUNCOLS_TABLES[t].name + 1, H5P_DEFAULT);
+            if (ex < 0)
+                return runcols_hdf5_error(err, rf->path, "cannot look for %s",
+                                          RUNCOLS_TABLES[t].name);
+            if (!ex)
+                continue;
+        }
         if (!runcols_open(&rf->ds[t], rf->file, &extent[t], rf->path, err))
             return false;
+    }
     return true;
 }
 
@@ -184,6 +195,8 @@ static bool load(RunFile *rf, uint64_t extent[RUNCOLS_NB], RunError *err)
             (unsigned long long)(extent[RUNCOLS_POSITIONS] - positions));
     rf->ds[RUNCOLS_GAMES].stored = games;
     rf->ds[RUNCOLS_POSITIONS].stored = rf->npositions = positions;
+    if (!runfile_spsa_load(rf, extent, err))
+        return false;
     if (games < extent[RUNCOLS_GAMES] || positions < extent[RUNCOLS_POSITIONS])
         snprintf(rf->note, sizeof rf->note,
                  "%s: %llu game rows and %llu position rows of an interrupted write %s", rf->path,

@@ -169,7 +169,7 @@ uint64_t runfile_record_key(const GameRecord *rec)
     return h;
 }
 
-bool runfile_game_key(const RunFile *rf, uint64_t game_id, uint64_t *key, RunError *err)
+bool runfile_game_key(RunFile *rf, uint64_t game_id, uint64_t *key, RunError *err)
 {
     if (game_id >= rf->ngames)
         return ERROR_SET(err, "%s: game %llu: only %llu games are stored", rf->path,
@@ -184,7 +184,9 @@ bool runfile_game_key(const RunFile *rf, uint64_t game_id, uint64_t *key, RunErr
     RunQuiet q = runcols_quiet_begin();
     /* the rows on disk first, then those still buffered */
     uint64_t first = g->first_position, end = first + g->plies;
-    uint64_t disk = end <= rows_on_disk ? g->plies : first < rows_on_disk ? rows_on_disk - first : 0;
+    uint64_t disk = end <= rows_on_disk    ? g->plies
+                    : first < rows_on_disk ? rows_on_disk - first
+                                           : 0;
     bool ok = true;
     if (game_id < games_on_disk)
         ok = runcols_read(&rf->ds[RUNCOLS_GAMES], game_id, 1, &row, rf->path, err);

@@ -4,7 +4,7 @@
  */
 #include "stats.h"
 
-#include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "numparse.h"
 
 /* 95 % two-sided normal quantile, and normalized Elo per unit of t-value. */
 static const double Z95 = 1.959963984540054;
@@ -529,15 +530,10 @@ size_t stats_format(char *buf, size_t cap, const StatsCounts *c, StatsKind kind,
 
 /* -------------------------------------------------------------------- SPRT text */
 
-/* A finite number filling all of text. */
+/* A finite number filling all of text, in decimal (numparse's rule). */
 static bool parse_real(const char *text, double *v)
 {
-    char *end;
-    if (!*text || *text == ' ' || *text == '\t')
-        return false;
-    errno = 0;
-    *v = strtod(text, &end);
-    return *end == '\0' && errno == 0 && isfinite(*v);
+    return numparse_double("-sprt", text, -DBL_MAX, DBL_MAX, v, NULL, 0);
 }
 
 /* The -sprt keys; the numeric ones in SprtParams field order. */
@@ -563,7 +559,10 @@ bool sprt_parse_option(const char *arg, SprtParams *p, StatsError *err)
     const char *val;
     int k = sprt_key(arg, &val);
     if (k < 0)
-        return ERROR_SET(err, "-sprt: expected key=value, got '%s'", arg);
+        return ERROR_SET(err,
+                         "-sprt: expected key=value with key elo0, elo1, alpha, beta or model "
+                         "(e.g. elo0=0 elo1=5), got '%s'",
+                         arg);
     if (k == KEY_NB)
         return ERROR_SET(err, "-sprt: unknown key '%.*s' (elo0, elo1, alpha, beta, model)",
                          (int)(val - 1 - arg), arg);

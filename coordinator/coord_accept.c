@@ -102,8 +102,9 @@ static bool within_settings(const ProtoGame *g, const CoordConfig *cfg, int move
     return true;
 }
 
-AcceptVerdict accept_game(const CoordConfig *cfg, RunFile *rf, Schedule *sched, const ProtoGame *g,
-                          uint64_t *game_id, char *why, size_t size)
+AcceptVerdict coord_accept_game(const CoordConfig *cfg, RunFile *rf, Schedule *sched,
+                                const ProtoGame *g, uint64_t *game_id, PackedPos *boards, char *why,
+                                size_t size)
 {
     if (g->run_id != runfile_run_id(rf))
         return reject(why, size, "run id %016llx is not this run's %016llx",
@@ -130,7 +131,7 @@ AcceptVerdict accept_game(const CoordConfig *cfg, RunFile *rf, Schedule *sched, 
         !within_settings(g, cfg, engine[player_to_move(g)], why, size))
         return ACCEPT_REJECT;
     PosError perr;
-    if (!record_validate(&g->rec, &perr))
+    if (!record_validate_boards(&g->rec, boards, &perr))
         return reject(why, size, "replay: %s", perr.msg);
     return verdict;
 }

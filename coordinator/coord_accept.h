@@ -22,9 +22,12 @@ typedef enum { ACCEPT_STORE, ACCEPT_ADOPT, ACCEPT_DUPLICATE, ACCEPT_REJECT } Acc
 /*
  * Judges g. ACCEPT_STORE: store it; ACCEPT_ADOPT: store it and adopt its pair
  * (sched_adopt) first; ACCEPT_DUPLICATE: stored before as *game_id; ACCEPT_REJECT: why
- * says why. Generates the pair's opening when needed.
+ * says why. Generates the pair's opening when needed. A game to store leaves the
+ * position before each of its plies in boards (g->rec.nplies entries), packed by the
+ * replay that validated it, for runfile_append_validated.
  */
-AcceptVerdict accept_game(const CoordConfig *cfg, RunFile *rf, Schedule *sched, const ProtoGame *g,
-                          uint64_t *game_id, char *why, size_t size);
+AcceptVerdict coord_accept_game(const CoordConfig *cfg, RunFile *rf, Schedule *sched,
+                                const ProtoGame *g, uint64_t *game_id, PackedPos *boards, char *why,
+                                size_t size);
 
 #endif

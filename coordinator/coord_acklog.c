@@ -13,6 +13,7 @@
 
 struct AckLog {
     FILE *f;
+    bool created; /* the file did not exist before acklog_open */
     char path[COORD_PATH_MAX];
 };
 
@@ -33,7 +34,7 @@ static bool put_line(AckLog *l, const char *line, char *err, size_t size)
     return true;
 }
 
-AckLog *acklog_open(const char *path, uint64_t run_id, uint64_t games, char *err, size_t size)
+AckLog *acklog_open(const char *path, char *err, size_t size)
 {
     AckLog *l = calloc(1, sizeof *l);
     if (!l) {
@@ -41,33 +42,46 @@ AckLog *acklog_open(const char *path, uint64_t run_id, uint64_t games, char *err
         return NULL;
     }
     snprintf(l->path, sizeof l->path, "%s", path);
+    l->created = access(path, F_OK) != 0;
     l->f = fopen(path, "a");
     if (!l->f) {
         snprintf(err, size, "--ack-log %s: %s", path, strerror(errno));
         free(l);
         return NULL;
     }
+    return l;
+}
+
+bool acklog_begin(AckLog *l, uint64_t run_id, uint64_t games, char *err, size_t size)
+{
     char line[160];
     snprintf(line, sizeof line,
              "{\"event\":\"open\",\"pid\":%ld,\"run_id\":\"%016" PRIx64 "\",\"games\":%" PRIu64 "}",
              (long)getpid(), run_id, games);
-    if (!put_line(l, line, err, size)) {
-        fclose(l->f);
-        free(l);
-        return NULL;
-    }
-    return l;
+    return put_line(l, line, err, size);
+}
+
+void acklog_discard(AckLog **lp)
+{
+    AckLog *l = *lp;
+    if (!l)
+        return;
+    fclose(l->f);
+    if (l->created)
+        unlink(l->path);
+    free(l);
+    *lp = NULL;
 }
 
 bool acklog_ack(AckLog *l, const ProtoAck *a, const char *worker, char *err, size_t size)
 {
     char line[640];
-    size_t n = (size_t)snprintf(
-        line, sizeof line,
-        "{\"event\":\"ack\",\"game_id\":%" PRIu64 ",\"pair_id\":%" PRIu64
-        ",\"game_in_pair\":%u,\"status\":\"%s\",\"worker\":",
-        a->game_id, a->pair_id, a->game_in_pair,
-        a->status < PROTO_ACK_STATUS_NB ? STATUS_NAMES[a->status] : "unknown");
+    size_t n =
+        (size_t)snprintf(line, sizeof line,
+                         "{\"event\":\"ack\",\"game_id\":%" PRIu64 ",\"pair_id\":%" PRIu64
+                         ",\"game_in_pair\":%u,\"status\":\"%s\",\"worker\":",
+                         a->game_id, a->pair_id, a->game_in_pair,
+                         a->status < PROTO_ACK_STATUS_NB ? STATUS_NAMES[a->status] : "unknown");
     if (!coord_json_string(line, sizeof line - 1, &n, worker) || n + 1 >= sizeof line) {
         snprintf(err, size, "--ack-log %s: worker name too long", l->path);
         return false;

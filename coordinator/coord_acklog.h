@@ -25,8 +25,15 @@
 
 typedef struct AckLog AckLog;
 
-/* Opens path for appending and writes the "open" line; NULL with a message in err. */
-AckLog *acklog_open(const char *path, uint64_t run_id, uint64_t games, char *err, size_t size);
+/* Opens path for appending (before the run file exists, so that a log that cannot be
+ * opened stops a start before anything is written); NULL with a message in err. */
+AckLog *acklog_open(const char *path, char *err, size_t size);
+
+/* Writes the "open" line of a session of run run_id that starts with games stored. */
+bool acklog_begin(AckLog *l, uint64_t run_id, uint64_t games, char *err, size_t size);
+
+/* Closes a log whose session never started, removing the file if acklog_open made it. */
+void acklog_discard(AckLog **l);
 
 /* Writes the line of one ACK sent to worker (a name for the log). False when the line
  * could not be written (err says why). */

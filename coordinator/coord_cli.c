@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "coord_log.h"
+#include "coord_options.h"
 #include "error.h"
+#include "numparse.h"
 #include "tournament.h"
 
 enum { MAX_OUT = 256 };
@@ -36,6 +38,7 @@ typedef struct {
     EngineSpec each;
     long long rounds, games; /* -1: not given */
     const char *tournament;  /* the canonical kind name; NULL: not given */
+    bool spsa;               /* -spsa: the one engine plays against itself */
 } Translation;
 
 static bool push(Translation *t, const char *s)
@@ -95,13 +98,15 @@ static bool limit_option(const char *key, const char *val, char opt[16], char va
         return ERROR_SET(err, "%s=%s: too long", key, val);
     snprintf(value, 32, "%s", val);
     if (!strcmp(key, "st")) {
-        char *end;
-        double s = strtod(val, &end);
-        if (*end || !(s > 0 && s <= 3600))
-            return ERROR_SET(err, "st=%s: not a number of seconds", val);
+        double s;
+        if (!numparse_double("st", val, 0.001, 3600, &s, err ? err->msg : NULL,
+                             err ? sizeof err->msg : 0))
+            return false;
         snprintf(value, 32, "%d", (int)(s * 1000 + 0.5));
         snprintf(opt, 16, "--movetime");
     } else if (!strcmp(key, "tc") || !strcmp(key, "nodes") || !strcmp(key, "depth")) {
+        if (!val[0]) /* "--tc ''" is no clock: here it is a slip */
+            return ERROR_SET(err, "%s: '' is not a %s", key, key[0] == 't' ? "BASE+INC" : "number");
         snprintf(opt, 16, "--%.8s", key);
     } else {
         *handled = false;
@@ -198,6 +203,16 @@ static const char *one_value(Translation *t, const char *opt, char **w, int n)
     return w[0];
 }
 
+/* A whole number of a tournament option, in the range of the long option it becomes:
+ * counted in units of scale of it (-maxmoves N is --max-plies 2N). */
+static bool cli_number(Translation *t, const char *label, const char *text, const char *longopt,
+                       int scale, long long *v)
+{
+    const CoordOpt *o = coord_options_find(longopt);
+    return numparse_int(label, text, ((long long)o->min + scale - 1) / scale,
+                        (long long)o->max / scale, v, t->err->msg, sizeof t->err->msg);
+}
+
 /* The value of key in key=value words w[0..n-1]; NULL if absent. */
 static const char *kv(char **w, int n, const char *key)
 {
@@ -283,10 +298,9 @@ static bool opt_count(Translation *t, const char *opt, char **w, int n)
     const char *val = one_value(t, opt, w, n);
     if (!val)
         return false;
-    char *end;
-    long long v = strtoll(val, &end, 10);
-    if (*end || v < 1)
-        return ERROR_SET(t->err, "%s: '%s' is not a positive number", opt, val);
+    long long v;
+    if (!cli_number(t, opt, val, "--games", 1, &v))
+        return false;
     if (opt[1] == 'r')
         t->rounds = v;
     else
@@ -309,13 +323,39 @@ static bool opt_sprt(Translation *t, const char *opt, char **w, int n)
     return push2(t, "--sprt", text);
 }
 
+/* -spsa params=F [pairs=N] [A=X] [alpha=X] [gamma=X] [window=W] [seed=S] [out=F]
+ * [plot=F]: the tuning words become --spsa, the others their own options. */
+static bool opt_spsa(Translation *t, const char *opt, char **w, int n)
+{
+    static const char *const keys[] = {"params", "pairs", "A",   "alpha", "gamma",
+                                       "window", "seed",  "out", "plot",  NULL};
+    if (!only_keys(w, n, opt, keys, t->err))
+        return false;
+    char text[COORD_PATH_MAX + 256] = "";
+    for (int k = 0; k < n; k++) {
+        size_t l = strlen(text);
+        if (!strncmp(w[k], "seed=", 5) || !strncmp(w[k], "out=", 4) || !strncmp(w[k], "plot=", 5))
+            continue;
+        if (l + strlen(w[k]) + 2 > sizeof text)
+            return ERROR_SET(t->err, "-spsa: too long");
+        snprintf(text + l, sizeof text - l, "%s%s", l ? " " : "", w[k]);
+    }
+    const char *seed = kv(w, n, "seed"), *out = kv(w, n, "out"), *plot = kv(w, n, "plot");
+    t->spsa = true;
+    return push2(t, "--spsa", text) && (!seed || push2(t, "--seed", seed)) &&
+           (!out || push2(t, "--spsa-out", out)) && (!plot || push2(t, "--spsa-plot", plot));
+}
+
 static bool opt_maxmoves(Translation *t, const char *opt, char **w, int n)
 {
     const char *val = one_value(t, opt, w, n);
     if (!val)
         return false;
+    long long moves;
+    if (!cli_number(t, opt, val, "--max-plies", 2, &moves))
+        return false;
     char plies[32];
-    snprintf(plies, sizeof plies, "%ld", 2 * strtol(val, NULL, 10));
+    snprintf(plies, sizeof plies, "%lld", 2 * moves);
     return push2(t, "--max-plies", plies);
 }
 
@@ -339,8 +379,11 @@ static bool opt_draw(Translation *t, const char *opt, char **w, int n)
     const char *sc = kv(w, n, "score");
     if (!mc || !sc)
         return ERROR_SET(t->err, "-draw: give movecount= and score=");
+    long long moves = 0;
+    if (mn && !cli_number(t, "-draw movenumber", mn, "--draw-after", 2, &moves))
+        return false;
     char after[32];
-    snprintf(after, sizeof after, "%ld", mn ? 2 * strtol(mn, NULL, 10) : 0L);
+    snprintf(after, sizeof after, "%lld", 2 * moves);
     return push2(t, "--draw-after", after) && push2(t, "--draw-moves", mc) &&
            push2(t, "--draw-score", sc);
 }
@@ -361,35 +404,45 @@ static bool opt_ratinginterval(Translation *t, const char *opt, char **w, int n)
     return val && push2(t, "--rating-interval", val);
 }
 
-/* Pairs are always played with colours swapped; crashed engines are always restarted;
- * the MPI job's size sets the concurrency. */
+/* Pairs are always played with colours swapped (-repeat [N]); crashed engines are
+ * always restarted (-recover); the MPI job's size sets the concurrency (-concurrency N).
+ * A number given to them must still be one. */
 static bool opt_accepted(Translation *t, const char *opt, char **w, int n)
 {
-    (void)t, (void)opt, (void)w, (void)n;
-    return true;
+    long long v;
+    if (n > 0 && !strcmp(opt, "-recover"))
+        return ERROR_SET(t->err, "-recover takes no value, got '%s'", w[0]);
+    if (n > 1)
+        return ERROR_SET(t->err, "%s: one number at most, got '%s %s'", opt, w[0], w[1]);
+    if (n == 0 && !strcmp(opt, "-concurrency"))
+        return ERROR_SET(t->err, "-concurrency needs a value");
+    return n == 0 || numparse_int(opt, w[0], 1, 1000000, &v, t->err->msg, sizeof t->err->msg);
 }
 
-/* Each tournament option with the words that follow it (up to the next one that starts
- * with '-'). */
+/* Each tournament option with the words that follow it: up to the next option, or for
+ * an option of one value (one) the next word unless it names an option, so that
+ * "-rounds -5" is judged as a number of rounds. */
 static const struct {
     const char *name;
     bool (*handle)(Translation *t, const char *opt, char **w, int n);
+    bool one;
 } OPTIONS[] = {
-    {"-engine", opt_engine},
-    {"-each", opt_each},
-    {"-tournament", opt_tournament},
-    {"-openings", opt_openings},
-    {"-rounds", opt_count},
-    {"-games", opt_count},
-    {"-sprt", opt_sprt},
-    {"-maxmoves", opt_maxmoves},
-    {"-resign", opt_resign},
-    {"-draw", opt_draw},
-    {"-pgnout", opt_pgnout},
-    {"-ratinginterval", opt_ratinginterval},
-    {"-repeat", opt_accepted},
-    {"-recover", opt_accepted},
-    {"-concurrency", opt_accepted},
+    {"-engine", opt_engine, false},
+    {"-each", opt_each, false},
+    {"-tournament", opt_tournament, true},
+    {"-openings", opt_openings, false},
+    {"-rounds", opt_count, true},
+    {"-games", opt_count, true},
+    {"-sprt", opt_sprt, false},
+    {"-spsa", opt_spsa, false},
+    {"-maxmoves", opt_maxmoves, true},
+    {"-resign", opt_resign, false},
+    {"-draw", opt_draw, false},
+    {"-pgnout", opt_pgnout, true},
+    {"-ratinginterval", opt_ratinginterval, true},
+    {"-repeat", opt_accepted, false},
+    {"-recover", opt_accepted, false},
+    {"-concurrency", opt_accepted, true},
 };
 
 /* ---- the end: the game count and the engines ---- */
@@ -401,8 +454,10 @@ static bool push_games(Translation *t, TourKind kind)
     if (t->rounds <= 0 && t->games <= 0)
         return true;
     uint64_t pairings = t->nengines > 2 ? tournament_pairings(kind, t->nengines) : 1;
-    long long total =
-        (t->rounds > 0 ? t->rounds : 1) * (t->games > 0 ? t->games : 2) * (long long)pairings;
+    long long rounds = t->rounds > 0 ? t->rounds : 1, games = t->games > 0 ? t->games : 2, total;
+    if (__builtin_mul_overflow(rounds, games, &total) ||
+        __builtin_mul_overflow(total, (long long)pairings, &total))
+        return ERROR_SET(t->err, "-rounds %lld, -games %lld: too many games", rounds, games);
     char text[32];
     snprintf(text, sizeof text, "%lld", total);
     return push2(t, "--games", text);
@@ -469,6 +524,27 @@ static bool emit_engine(Translation *t, const EngineSpec *e, int p)
            push_side_set(t, "--dir", side, e->dir);
 }
 
+/* -spsa: the one -engine twice, as "NAME+" (plus) and "NAME-" (minus). */
+static bool spsa_engines(Translation *t)
+{
+    if (t->nengines != 1)
+        return ERROR_SET(t->err,
+                         "-spsa tunes one engine against itself: give exactly one "
+                         "-engine, not %d",
+                         t->nengines);
+    EngineSpec *e = &t->eng[0];
+    if (!inherit(e, &t->each, t->err))
+        return false;
+    char base[60];
+    snprintf(base, sizeof base, "%.59s", e->name[0] ? e->name : "spsa");
+    for (int p = 0; p < 2; p++) {
+        snprintf(e->name, sizeof e->name, "%s%c", base, p ? '-' : '+');
+        if (!emit_engine(t, e, p))
+            return false;
+    }
+    return true;
+}
+
 static bool finish(Translation *t)
 {
     TourKind kind = TOUR_ROUNDROBIN;
@@ -476,6 +552,8 @@ static bool finish(Translation *t)
         tournament_kind_parse(t->tournament, &kind);
     if (!push_games(t, kind))
         return false;
+    if (t->spsa)
+        return spsa_engines(t);
     if (t->nengines == 1)
         return ERROR_SET(t->err, "-engine: give at least two engines");
     if (t->nengines > 2) {
@@ -492,12 +570,32 @@ static bool finish(Translation *t)
     return true;
 }
 
-/* Words of a tournament option: up to the next one that starts with '-'. */
-static int words(int argc, char **argv, int i)
+/* Whether w names an option: a long one, or a tournament option of the table. */
+static bool names_option(const char *w)
 {
+    if (w[0] != '-')
+        return false;
+    if (w[1] == '-')
+        return true;
+    for (size_t k = 0; k < sizeof OPTIONS / sizeof OPTIONS[0]; k++)
+        if (!strcmp(w, OPTIONS[k].name))
+            return true;
+    return false;
+}
+
+/* Words of tournament option argv[i]: for an option of one value, the next word unless
+ * it names an option; else up to the next word that starts with '-' and is no negative
+ * number (such as "-repeat -1"'s). */
+static int words(int argc, char **argv, int i, bool one)
+{
+    if (one)
+        return i + 1 < argc && !names_option(argv[i + 1]);
     int n = 0;
-    while (i + 1 + n < argc && argv[i + 1 + n][0] != '-')
-        n++;
+    for (const char *w; i + 1 + n < argc; n++) {
+        w = argv[i + 1 + n];
+        if (w[0] == '-' && !(w[1] >= '0' && w[1] <= '9') && w[1] != '.')
+            break;
+    }
     return n;
 }
 
@@ -506,7 +604,10 @@ static bool translate(int argc, char **argv, Translation *t)
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] != '-' || a[1] == '-') {
-            if (!push(t, a))
+            /* a long option's value goes with it, even one that starts with '-' */
+            const CoordOpt *o = coord_options_find(a);
+            bool valued = o && o->kind != COORD_OPT_FLAG && i + 1 < argc;
+            if (!push(t, a) || (valued && !push(t, argv[++i])))
                 return false;
             continue;
         }
@@ -515,7 +616,7 @@ static bool translate(int argc, char **argv, Translation *t)
             k++;
         if (k == count)
             return ERROR_SET(t->err, "unknown option '%s' (see --help)", a);
-        int n = words(argc, argv, i);
+        int n = words(argc, argv, i, OPTIONS[k].one);
         if (!OPTIONS[k].handle(t, a, argv + i + 1, n))
             return false;
         i += n;
@@ -537,6 +638,16 @@ bool coord_cli_translate(int argc, char **argv, CoordArgs *out, CoordError *err)
     free(t.eng);
     if (!ok)
         coord_args_free(out);
+    return ok;
+}
+
+bool coord_cli_parse(CoordConfig *c, CoordGiven *given, int argc, char **argv, CoordError *err)
+{
+    CoordArgs args;
+    if (!coord_cli_translate(argc, argv, &args, err))
+        return false;
+    bool ok = coord_config_parse(c, given, args.argc, args.argv, err);
+    coord_args_free(&args);
     return ok;
 }
 

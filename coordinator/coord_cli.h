@@ -35,4 +35,8 @@ typedef struct {
 bool coord_cli_translate(int argc, char **argv, CoordArgs *out, CoordError *err);
 void coord_args_free(CoordArgs *a);
 
+/* The command line as the coordinator reads it: translated, then parsed into c (on its
+ * defaults or whatever c holds) by coord_config_parse. */
+bool coord_cli_parse(CoordConfig *c, CoordGiven *given, int argc, char **argv, CoordError *err);
+
 #endif

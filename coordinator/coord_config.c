@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -12,6 +13,9 @@
 #include "coord_runconfig.h"
 #include "engine.h"
 #include "error.h"
+#include "numparse.h"
+#include "outpath.h"
+#include "spsa.h"
 #include "tournament.h"
 
 void coord_config_defaults(CoordConfig *c)
@@ -70,27 +74,31 @@ static uint64_t random_seed(void)
     return s;
 }
 
-bool coord_config_parse_tc(const char *text, uint32_t *base_ms, uint32_t *inc_ms)
+bool coord_config_parse_tc(const char *option, const char *text, uint32_t *base_ms,
+                           uint32_t *inc_ms, CoordError *err)
 {
     *base_ms = *inc_ms = 0;
     if (!text[0])
         return true;
-    char *end;
-    errno = 0;
-    double base = strtod(text, &end), inc = 0;
-    if (errno || end == text || !(base > 0 && base <= 86400))
+    char base_text[32], label[48];
+    const char *plus = strchr(text, '+');
+    size_t n = plus ? (size_t)(plus - text) : strlen(text);
+    if (n >= sizeof base_text)
+        return ERROR_SET(err, "%s: '%s' is not BASE+INC in seconds (e.g. 10+0.1)", option, text);
+    memcpy(base_text, text, n);
+    base_text[n] = '\0';
+    double base, inc = 0;
+    char *msg = err ? err->msg : NULL;
+    size_t size = err ? sizeof err->msg : 0;
+    snprintf(label, sizeof label, "%s base", option);
+    if (!numparse_double(label, base_text, 0.001, 86400, &base, msg, size))
         return false;
-    if (*end == '+') {
-        const char *p = end + 1;
-        inc = strtod(p, &end);
-        if (errno || end == p || !(inc >= 0 && inc <= 3600))
-            return false;
-    }
-    if (*end)
+    snprintf(label, sizeof label, "%s increment", option);
+    if (plus && !numparse_double(label, plus + 1, 0, 3600, &inc, msg, size))
         return false;
     *base_ms = (uint32_t)(base * 1000 + 0.5);
     *inc_ms = (uint32_t)(inc * 1000 + 0.5);
-    return *base_ms > 0;
+    return true;
 }
 
 bool coord_config_parse_sprt(const char *text, SprtParams *p, bool *has, CoordError *err)
@@ -100,8 +108,8 @@ bool coord_config_parse_sprt(const char *text, SprtParams *p, bool *has, CoordEr
     if (!*has)
         return true;
     StatsError serr;
-    if (!sprt_parse_text(text, p, &serr))
-        return ERROR_SET(err, "--sprt: %s", serr.msg);
+    if (!sprt_parse_text(text, p, &serr)) /* most of its messages start "-sprt: " */
+        return ERROR_SET(err, "--sprt: %s", serr.msg + (strncmp(serr.msg, "-sprt: ", 7) ? 0 : 7));
     return true;
 }
 
@@ -122,7 +130,7 @@ void coord_engine_limits(const CoordConfig *c, int e, CoordLimits *out)
     out->movetime = own_time ? c->engine_movetime[e] : c->movetime;
     out->nodes = c->engine_nodes[e] ? c->engine_nodes[e] : c->nodes;
     out->depth = c->engine_depth[e] ? c->engine_depth[e] : c->depth;
-    if (!coord_config_parse_tc(tc, &out->tc_base_ms, &out->tc_inc_ms))
+    if (!coord_config_parse_tc("--tc", tc, &out->tc_base_ms, &out->tc_inc_ms, NULL))
         out->tc_base_ms = out->tc_inc_ms = 0; /* refused by check() */
 }
 
@@ -160,9 +168,10 @@ static bool check_engine(const CoordConfig *c, int p, CoordError *err)
     if (!c->cmd[p][0] && (c->proto[p][0] || c->options[p][0] || c->dir[p][0]))
         return ERROR_SET(err, "player %d: protocol, options and directory need --cmd-%s", p, sfx);
     uint32_t base, inc;
-    if (!coord_config_parse_tc(c->engine_tc[p], &base, &inc))
-        return ERROR_SET(err, "--tc-%s: '%s' is not BASE+INC in seconds (e.g. 10+0.1)", sfx,
-                         c->engine_tc[p]);
+    char option[32];
+    snprintf(option, sizeof option, "--tc-%s", sfx);
+    if (!coord_config_parse_tc(option, c->engine_tc[p], &base, &inc, err))
+        return false;
     CoordLimits lim;
     coord_engine_limits(c, p, &lim);
     if (!has_limit(&lim))
@@ -185,6 +194,8 @@ static bool check(const CoordConfig *c, CoordError *err)
     bool has_sprt;
     if (!coord_config_parse_sprt(c->sprt, &sp, &has_sprt, err))
         return false;
+    if (!spsa_check_config(c, err))
+        return false;
     if (has_sprt && c->engines != 2)
         return ERROR_SET(err,
                          "--sprt needs exactly two engines; this run has %d (a round robin or "
@@ -194,8 +205,8 @@ static bool check(const CoordConfig *c, CoordError *err)
     if (c->tournament[0] && !tournament_kind_parse(c->tournament, &kind))
         return ERROR_SET(err, "--tournament: '%s' is not roundrobin or gauntlet", c->tournament);
     uint32_t base, inc;
-    if (!coord_config_parse_tc(c->tc, &base, &inc))
-        return ERROR_SET(err, "--tc: '%s' is not BASE+INC in seconds (e.g. 10+0.1)", c->tc);
+    if (!coord_config_parse_tc("--tc", c->tc, &base, &inc, err))
+        return false;
     for (int p = 0; p < COORD_MAX_ENGINES; p++)
         if (!check_engine(c, p, err))
             return false;
@@ -221,6 +232,46 @@ static bool check(const CoordConfig *c, CoordError *err)
                          "(%d bytes: a game of %d plies)",
                          c->max_message, coord_worker_message_max(c->max_plies), c->max_plies);
     return true;
+}
+
+bool coord_config_check_outputs(const CoordConfig *c, CoordError *err)
+{
+    /* what the run reads: openings, weights, keys; then the run file itself */
+    const char *inputs[COORD_MAX_ENGINES + 4];
+    int n = 0;
+    inputs[n++] = c->openings;
+    inputs[n++] = c->curve_secret;
+    inputs[n++] = c->allow_keys;
+    for (int p = 0; p < c->engines && p < COORD_MAX_ENGINES; p++)
+        inputs[n++] = c->weights[p];
+    char *msg = err ? err->msg : NULL;
+    size_t size = err ? sizeof err->msg : 0;
+    struct stat st;
+    if (stat(c->out, &st) != 0) {
+        if (!outpath_check("--out", c->out, OUTPATH_REPLACE, false, inputs, n, msg, size))
+            return false;
+    } else if (S_ISDIR(st.st_mode)) {
+        return ERROR_SET(err, "--out %s: is a folder (give a file name)", c->out);
+    } else if (!outpath_is_hdf5(c->out)) {
+        return ERROR_SET(err,
+                         "--out %s: the file exists and is not a run file (an existing run file "
+                         "is resumed; any other file is never written over): give another file",
+                         c->out);
+    } else {
+        for (int i = 0; i < n; i++)
+            if (inputs[i][0] && outpath_same(c->out, inputs[i]))
+                return ERROR_SET(err, "--out %s: is also an input of this run (%s)", c->out,
+                                 inputs[i]);
+    }
+    inputs[n++] = c->out;
+    if (c->pgnout[0] &&
+        !outpath_check("-pgnout", c->pgnout, OUTPATH_APPEND_PGN, false, inputs, n, msg, size))
+        return false;
+    if (c->pgnout[0] && c->ack_log[0] && outpath_same(c->pgnout, c->ack_log))
+        return ERROR_SET(err, "--ack-log %s: is also the -pgnout file; give another file",
+                         c->ack_log);
+    return !c->ack_log[0] ||
+           outpath_check("--ack-log", c->ack_log, OUTPATH_APPEND_LOG, false, inputs, n, msg, size);
 }
 
 int coord_worker_message_max(int max_plies)
@@ -329,7 +380,7 @@ bool coord_config_finish_new(CoordConfig *c, const CoordGiven *given, CoordError
         c->seed = random_seed();
     if (c->engines > 2 && !c->tournament[0])
         snprintf(c->tournament, sizeof c->tournament, "roundrobin");
-    if (!absolute_paths(c, err))
+    if (!absolute_paths(c, err) || !spsa_finish_config(c, err))
         return false;
     return check(c, err);
 }
@@ -337,6 +388,12 @@ bool coord_config_finish_new(CoordConfig *c, const CoordGiven *given, CoordError
 bool coord_config_to_json(const CoordConfig *c, char *buf, size_t size)
 {
     return coord_runconfig_write(c, buf, size);
+}
+
+bool coord_config_stored(CoordConfig *c, const char *json, CoordError *err)
+{
+    coord_config_defaults(c);
+    return coord_runconfig_read(c, json, err) && check(c, err);
 }
 
 bool coord_config_resume(CoordConfig *c, const CoordGiven *given, const char *json, CoordError *err)
@@ -348,9 +405,8 @@ bool coord_config_resume(CoordConfig *c, const CoordGiven *given, const char *js
         free(cmd);
         return ERROR_SET(err, "out of memory");
     }
-    coord_config_defaults(stored);
     *cmd = *c;
-    bool ok = coord_runconfig_read(stored, json, err) && absolute_paths(cmd, err) &&
+    bool ok = coord_config_stored(stored, json, err) && absolute_paths(cmd, err) &&
               coord_runconfig_merge(c, given, cmd, stored, err) && check(c, err);
     free(cmd);
     free(stored);

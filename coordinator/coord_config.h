@@ -76,9 +76,10 @@ typedef struct {
     char opening_order[16];
     int opening_start;
     int opening_plies;
-    char tc[32];                             /* "BASE+INC" seconds, "" for none */
-    int timemargin;                          /* ms of overrun before a time forfeit */
-    char sprt[128]; /* "elo0=X elo1=Y [alpha=A] [beta=B] [model=M]"; "" none */
+    char tc[32];                     /* "BASE+INC" seconds, "" for none */
+    int timemargin;                  /* ms of overrun before a time forfeit */
+    char sprt[128];                  /* "elo0=X elo1=Y [alpha=A] [beta=B] [model=M]"; "" none */
+    char spsa[COORD_PATH_MAX + 256]; /* "params=FILE pairs=N A=.. ..." (spsa.h); "" none */
     int max_plies;
     int resign_moves, resign_score;
     int draw_after, draw_moves, draw_score;
@@ -86,13 +87,18 @@ typedef struct {
     /* Session settings. */
     char bind[COORD_ENDPOINT_MAX];
     char out[COORD_PATH_MAX];
-    bool json;                /* JSON lines on stdout */
-    double heartbeat_timeout; /* s without a message before a worker's pair is re-queued */
-    double drain_timeout;     /* s to wait for workers after the target is reached */
-    double progress_interval; /* s between progress lines */
-    char pgnout[COORD_PATH_MAX]; /* PGN of every stored game, written at the end; "" none */
-    int rating_interval;         /* games between logged rating lines; 0: none */
+    bool json;                    /* JSON lines on stdout */
+    double heartbeat_timeout;     /* s without a message before a worker's pair is re-queued */
+    double drain_timeout;         /* s to wait for workers after the target is reached */
+    double progress_interval;     /* s between progress lines */
+    char pgnout[COORD_PATH_MAX];  /* PGN of every stored game, written at the end; "" none */
+    int rating_interval;          /* games between logged rating lines; 0: none */
     char ack_log[COORD_PATH_MAX]; /* a JSON line per ACK sent (coord_acklog.h); "" none */
+    /* The live page (coord_http.h): ADDR:PORT, "" for none; a non-loopback one only with
+     * http_open. */
+    char http[COORD_ENDPOINT_MAX];
+    bool http_open;
+    char spsa_out[COORD_PATH_MAX], spsa_plot[COORD_PATH_MAX]; /* SPSA's final values, PNG */
 
     /* Security and limits (session settings too). */
     char curve_secret[COORD_PATH_MAX]; /* the coordinator's secret key; "" plain */
@@ -131,6 +137,10 @@ bool coord_config_parse(CoordConfig *c, CoordGiven *given, int argc, char **argv
  * given, absolute paths, and the range checks. */
 bool coord_config_finish_new(CoordConfig *c, const CoordGiven *given, CoordError *err);
 
+/* The run settings of a stored run_config alone (on the defaults), checked as a resumed
+ * run's are: what `verify` holds a run file to. */
+bool coord_config_stored(CoordConfig *c, const char *json, CoordError *err);
+
 /* Takes the run settings from a stored run_config, checks that the command line agrees
  * with them (only --games may differ), and keeps the command line's session settings. */
 bool coord_config_resume(CoordConfig *c, const CoordGiven *given, const char *json,
@@ -141,11 +151,18 @@ bool coord_config_resume(CoordConfig *c, const CoordGiven *given, const char *js
 bool coord_config_to_json(const CoordConfig *c, char *buf, size_t size);
 
 /* Parses a time control "BASE[+INC]" in seconds ("40/60" style is not supported) into
- * ms; "" is no clock. */
-bool coord_config_parse_tc(const char *text, uint32_t *base_ms, uint32_t *inc_ms);
+ * ms; "" is no clock. The message names option ("--tc base: '-5' is out of range ..."). */
+bool coord_config_parse_tc(const char *option, const char *text, uint32_t *base_ms,
+                           uint32_t *inc_ms, CoordError *err);
 
 /* Parses the --sprt text into p; *has is false for "". */
 bool coord_config_parse_sprt(const char *text, SprtParams *p, bool *has, CoordError *err);
+
+/* The output paths of a run whose settings are complete, checked before anything is
+ * written (engine/outpath.h): --out is a run file to resume or a new file, never one
+ * of the run's inputs (openings, weights, key files); -pgnout is appended to only if it
+ * is PGN, --ack-log only if it is text, neither ever the run file or an input. */
+bool coord_config_check_outputs(const CoordConfig *c, CoordError *err);
 
 /* Engine e's limits (the clock as checked by coord_config_finish_new). */
 void coord_engine_limits(const CoordConfig *c, int e, CoordLimits *out);

@@ -18,7 +18,7 @@
 #include "contracts/protocol.h"
 
 struct CoordHub {
-    CoordRun *run;
+    CoordRun *run; /* NULL until coord_server_run */
     const CoordConfig *cfg;
     void *ctx, *router;
     CoordAuth *auth;
@@ -29,7 +29,9 @@ struct CoordHub {
     double now;         /* seconds (time_now_ms), read at the top of each turn and after the poll */
     double finished_at; /* when the target was reached; < 0 before */
     bool complete_at_start;
-    CoordLogGate gate; /* lines about dropped messages and games not taken */
+    CoordLogGate gate;                 /* lines about dropped messages and games not taken */
+    int sigfd;                         /* the signal handler's self-pipe */
+    char endpoint[COORD_ENDPOINT_MAX]; /* the bound endpoint, with a picked port */
 };
 
 #endif

@@ -1,11 +1,13 @@
 #include "coord_options.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine.h"
 #include "error.h"
+#include "numparse.h"
 #include "opening.h"
 #include "record.h"
 
@@ -97,6 +99,8 @@ static const CoordOpt OPTS[] = {
      "overrun allowed before a time forfeit (default 100)"},
     {"--sprt", TEXT, FIELD(sprt), 0, 0, RUN, "'elo0=X elo1=Y ...'",
      "stop once the SPRT decides (alpha, beta 0.05, model normalized by default)"},
+    {"--spsa", TEXT, FIELD(spsa), 0, 0, RUN, "'params=F [pairs=N] ...'",
+     "SPSA: tune engine 0's parameters against itself; also A, alpha, gamma, window"},
     {"--max-plies", INT, FIELD(max_plies), 1, RECORD_MAX_PLIES, RUN, "N",
      "a game reaching N plies is drawn (default 400)"},
     {"--resign-moves", INT, FIELD(resign_moves), 0, RECORD_MAX_PLIES, RUN, "N",
@@ -127,12 +131,20 @@ static const CoordOpt OPTS[] = {
      "log the match statistics every N stored games"},
     {"--ack-log", PATH, FIELD(ack_log), 0, 0, 0, "FILE",
      "append a JSON line per game acknowledged, written before the ACK (for fault tests)"},
+    {"--spsa-out", PATH, FIELD(spsa_out), 0, 0, 0, "FILE",
+     "SPSA: the final values, as fishtest's SPSA input, at the end (and on SIGTERM)"},
+    {"--spsa-plot", PATH, FIELD(spsa_plot), 0, 0, 0, "FILE",
+     "SPSA: every parameter's trajectory as a PNG (default: --spsa-out or the run file + .png)"},
     {"--curve-secret", PATH, FIELD(curve_secret), 0, 0, 0, "FILE",
      "CURVE: this coordinator's secret key (chuhe-coordinator keygen); needs --allow-keys"},
     {"--allow-keys", PATH, FIELD(allow_keys), 0, 0, 0, "FILE",
      "CURVE: the workers' public keys, one per line; SIGHUP reads the file again"},
     {"--open-network", FLAG, FIELD(open_network), 0, 0, 0, NULL,
      "without keys, bind a non-loopback endpoint anyway (a trusted network only)"},
+    {"--http", TEXT, FIELD(http), 0, 0, 0, "ADDR:PORT",
+     "serve a live page of the run there (127.0.0.1:0 picks a free port)"},
+    {"--http-open", FLAG, FIELD(http_open), 0, 0, 0, NULL,
+     "serve the live page on a non-loopback address too (a trusted network only)"},
     {"--max-message", INT, FIELD(max_message), 256, PROTO_MAX_MESSAGE, 0, "BYTES",
      "a worker sending a longer message is disconnected (default 16384)"},
     {"--max-inflight", INT, FIELD(max_inflight), 1, COORD_MAX_INFLIGHT_CAP, 0, "N",
@@ -215,32 +227,67 @@ const void *coord_options_cfield(const CoordConfig *c, const CoordOpt *o)
     return (const char *)c + o->offset;
 }
 
+/* The seed takes the whole unsigned 64-bit range, beyond numparse_int's long long: a
+ * value numparse finds out of range is read again as unsigned when it is plain digits. */
+static bool parse_u64(const char *label, const char *text, double min, double max, uint64_t *out,
+                      char *msg, size_t size)
+{
+    long long v;
+    if (max < (double)LLONG_MAX) {
+        if (!numparse_int(label, text, (long long)min, (long long)max, &v, msg, size))
+            return false;
+        *out = (uint64_t)v;
+        return true;
+    }
+    if (numparse_int(label, text, (long long)min, LLONG_MAX, &v, NULL, 0)) {
+        *out = (uint64_t)v;
+        return true;
+    }
+    char *end = NULL;
+    errno = 0;
+    unsigned long long u = text && *text >= '0' && *text <= '9' ? strtoull(text, &end, 10) : 0;
+    if (end && !*end && errno != ERANGE && (double)u >= min) {
+        *out = u;
+        return true;
+    }
+    return error_set(msg, size, "%s: '%.40s' is %s (allowed: %.0f..%llu)", label, text ? text : "",
+                     end && !*end ? "out of range" : "not a whole number", min, ULLONG_MAX);
+}
+
+bool coord_options_number(const CoordOpt *o, const char *label, const char *text, CoordNumber *out,
+                          CoordError *err)
+{
+    char *msg = err ? err->msg : NULL;
+    size_t size = err ? sizeof err->msg : 0;
+    long long v;
+    switch (o->kind) {
+    case COORD_OPT_U64:
+        return parse_u64(label, text, o->min, o->max, &out->u64, msg, size);
+    case COORD_OPT_INT:
+        if (!numparse_int(label, text, (long long)o->min, (long long)o->max, &v, msg, size))
+            return false;
+        out->i = (int)v;
+        return true;
+    case COORD_OPT_DOUBLE:
+        return numparse_double(label, text, o->min, o->max, &out->d, msg, size);
+    default:
+        return ERROR_SET(err, "%s is not a number option", o->name);
+    }
+}
+
 /* A number option's text in o's range; the message names the option. */
 static bool set_number(CoordConfig *c, const CoordOpt *o, const char *text, CoordError *err)
 {
-    char *end = NULL;
-    errno = 0;
-    if (o->kind == COORD_OPT_U64) {
-        if (text[0] == '-')
-            return ERROR_SET(err, "%s: '%s' is not a number >= 0", o->name, text);
-        unsigned long long v = strtoull(text, &end, 10);
-        if (errno || end == text || *end || (double)v < o->min || (double)v > o->max)
-            return ERROR_SET(err, "%s: '%s' is not a number in %.0f..%.0f", o->name, text, o->min,
-                             o->max);
-        *(uint64_t *)coord_options_field(c, o) = v;
-    } else if (o->kind == COORD_OPT_INT) {
-        long v = strtol(text, &end, 10);
-        if (errno || end == text || *end || v < o->min || v > o->max)
-            return ERROR_SET(err, "%s: '%s' is not a number in %.0f..%.0f", o->name, text, o->min,
-                             o->max);
-        *(int *)coord_options_field(c, o) = (int)v;
-    } else {
-        double v = strtod(text, &end);
-        if (errno || end == text || *end || !(v >= o->min && v <= o->max))
-            return ERROR_SET(err, "%s: '%s' is not a number in %g..%g", o->name, text, o->min,
-                             o->max);
-        *(double *)coord_options_field(c, o) = v;
-    }
+    CoordNumber n;
+    if (!coord_options_number(o, o->name, text, &n, err))
+        return false;
+    void *field = coord_options_field(c, o);
+    if (o->kind == COORD_OPT_U64)
+        *(uint64_t *)field = n.u64;
+    else if (o->kind == COORD_OPT_INT)
+        *(int *)field = n.i;
+    else
+        *(double *)field = n.d;
     return true;
 }
 

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "coord_config.h"
@@ -58,6 +59,19 @@ void coord_options_json_key(const CoordOpt *o, char *buf, size_t size);
 /* The option's field in c. */
 void *coord_options_field(CoordConfig *c, const CoordOpt *o);
 const void *coord_options_cfield(const CoordConfig *c, const CoordOpt *o);
+
+/* A number option's value. */
+typedef union {
+    uint64_t u64;
+    int i;
+    double d;
+} CoordNumber;
+
+/* Reads the text of number option o (engine/numparse.h: the whole text, in the option's
+ * range); the message names label (the option as the user wrote it), the text and the
+ * range. */
+bool coord_options_number(const CoordOpt *o, const char *label, const char *text, CoordNumber *out,
+                          CoordError *err);
 
 /* Sets option o of c from its text; the message names the option. */
 bool coord_options_set(CoordConfig *c, const CoordOpt *o, const char *text, CoordError *err);

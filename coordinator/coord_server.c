@@ -1,6 +1,7 @@
 #include "coord_server.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "coord_signal.h"
 #include "coord_store.h"
 #include "coord_work.h"
+#include "spsa_report.h"
 #include "timeman.h"
 
 enum {
@@ -190,15 +192,25 @@ static void progress(CoordHub *h)
     coord_server_stats_context(h->run, coord_workers_live(&h->workers), &cx);
     char line[2048];
     if (h->cfg->json) {
-        StrBuf json;
+        StrBuf json, spsa;
         strbuf_init(&json);
-        runstats_json(h->run->stats, &cx, "progress", NULL, false, &json);
+        strbuf_init(&spsa);
+        if (h->run->spsa)
+            spsa_report_json(h->run->spsa, &spsa);
+        runstats_json(h->run->stats, &cx, "progress", h->run->spsa ? strbuf_text(&spsa) : NULL,
+                      false, &json);
         printf("%s\n", strbuf_text(&json));
         fflush(stdout);
         strbuf_free(&json);
+        strbuf_free(&spsa);
     }
     runstats_progress_text(h->run->stats, &cx, line, sizeof line);
+    if (h->run->spsa)
+        spsa_report_progress(h->run->spsa, line, sizeof line);
     coord_log_progress(line);
+    /* the live page; other state for it (an SPSA run's parameters) goes in for NULL */
+    if (h->run->live)
+        coord_live_publish(h->run->live, h->run->stats, &cx, NULL);
 }
 
 /* Done when the target is reached and every live worker has been told (on a run complete
@@ -285,11 +297,9 @@ static bool open_socket(CoordHub *h)
         coord_log("cannot bind %s: %s", h->cfg->bind, zmq_strerror(zmq_errno()));
         return false;
     }
-    char endpoint[COORD_ENDPOINT_MAX];
-    size_t len = sizeof endpoint;
-    if (zmq_getsockopt(h->router, ZMQ_LAST_ENDPOINT, endpoint, &len) != 0)
+    size_t len = sizeof h->endpoint;
+    if (zmq_getsockopt(h->router, ZMQ_LAST_ENDPOINT, h->endpoint, &len) != 0)
         COORD_FATAL("zmq_getsockopt(ZMQ_LAST_ENDPOINT): %s", zmq_strerror(zmq_errno()));
-    announce(h, endpoint);
     return true;
 }
 
@@ -360,54 +370,93 @@ static ServeStatus loop(CoordHub *h, int sigfd, int *signo)
     }
 }
 
-ServeStatus coord_server_run(CoordRun *run, int *signo, int *workers)
+CoordHub *coord_server_open(const CoordConfig *cfg)
 {
-    CoordHub h;
-    memset(&h, 0, sizeof h);
-    h.run = run;
-    h.cfg = run->cfg;
-    h.finished_at = -1;
-    h.complete_at_start = sched_finished(run->sched);
-    h.now = now_s();
-    h.msg = malloc(sizeof *h.msg);
-    h.buf = malloc(PROTO_MAX_MESSAGE);
-    if (!h.msg || !h.buf)
+    /* HDF5's filters allocate and free a zlib state and chunk buffers (~300 KB) for every
+     * chunk they compress; by default glibc hands that memory back to the system each
+     * time and faults it in again for the next chunk, a sixth of the time spent storing
+     * a game. Freed memory stays in the process instead. */
+    mallopt(M_MMAP_THRESHOLD, 8 << 20);
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+    CoordHub *h = calloc(1, sizeof *h);
+    if (!h)
         COORD_FATAL("out of memory");
+    h->cfg = cfg;
+    h->finished_at = -1;
+    h->msg = malloc(sizeof *h->msg);
+    h->buf = malloc(PROTO_MAX_MESSAGE);
+    if (!h->msg || !h->buf)
+        COORD_FATAL("out of memory");
+    h->sigfd = coord_signals_install();
+    char err[COORD_PATH_MAX + 64];
+    bool ok = true;
+    if (cfg->ack_log[0] && !(h->out.acklog = acklog_open(cfg->ack_log, err, sizeof err))) {
+        coord_log("%s", err);
+        ok = false;
+    }
+    if (!ok || !open_socket(h))
+        coord_server_abandon(&h);
+    return h;
+}
+
+/* Frees what coord_server_open made. */
+static void server_free(CoordHub **hp)
+{
+    CoordHub *h = *hp;
+    close_socket(h);
+    coord_signals_remove();
+    coord_workers_free(&h->workers);
+    free(h->msg);
+    free(h->buf);
+    free(h);
+    *hp = NULL;
+}
+
+void coord_server_abandon(CoordHub **hp)
+{
+    if (!*hp)
+        return;
+    acklog_discard(&(*hp)->out.acklog);
+    server_free(hp);
+}
+
+ServeStatus coord_server_run(CoordHub **hp, CoordRun *run, int *signo, int *workers)
+{
+    CoordHub *h = *hp;
+    h->run = run;
+    h->complete_at_start = sched_finished(run->sched);
+    h->now = now_s();
     *signo = 0;
     ServeStatus status = SERVE_FAILED;
-    int sigfd = coord_signals_install();
     char err[COORD_PATH_MAX + 64];
-    if (h.cfg->ack_log[0]) {
-        h.out.acklog = acklog_open(h.cfg->ack_log, runfile_run_id(run->rf),
-                                   runfile_game_count(run->rf), err, sizeof err);
-        if (!h.out.acklog) {
-            coord_log("%s", err);
-            h.out.failed = true;
-        }
+    if (h->out.acklog && !acklog_begin(h->out.acklog, runfile_run_id(run->rf),
+                                       runfile_game_count(run->rf), err, sizeof err)) {
+        coord_log("%s", err);
+        h->out.failed = true;
     }
-    if (!h.out.failed && open_socket(&h))
-        status = loop(&h, sigfd, signo);
+    if (!h->out.failed) {
+        announce(h, h->endpoint);
+        status = loop(h, h->sigfd, signo);
+    }
     /* Games received but not yet committed are flushed and acknowledged on the way out
      * (a stalled run file gets one more try). */
-    if (!h.out.failed && h.router) {
-        retry(&h, true);
-        coord_outbox_commit(&h);
+    if (!h->out.failed) {
+        retry(h, true);
+        coord_outbox_commit(h);
     }
-    coord_outbox_free(&h.out);
+    coord_outbox_free(&h->out);
     coord_log_progress_end();
     if (status != SERVE_FAILED)
-        progress(&h);
+        progress(h);
     coord_log_progress_end();
-    if (h.out.acklog &&
-        !acklog_close(&h.out.acklog, !h.out.failed, runfile_game_count(run->rf), err, sizeof err)) {
+    if (h->out.acklog && !acklog_close(&h->out.acklog, !h->out.failed, runfile_game_count(run->rf),
+                                       err, sizeof err)) {
         coord_log("%s", err);
-        h.out.failed = true;
+        h->out.failed = true;
     }
-    close_socket(&h);
-    coord_signals_remove();
-    *workers = h.workers.count;
-    coord_workers_free(&h.workers);
-    free(h.msg);
-    free(h.buf);
-    return h.out.failed ? SERVE_FAILED : status;
+    if (h->out.failed)
+        status = SERVE_FAILED;
+    *workers = h->workers.count;
+    server_free(hp);
+    return status;
 }

@@ -28,9 +28,12 @@
 #include <stdint.h>
 
 #include "coord_config.h"
+#include "coord_live.h"
 #include "sched.h"
 #include "runstats.h"
 #include "contracts/runfile.h"
+
+typedef struct Spsa Spsa;
 
 typedef struct {
     const CoordConfig *cfg;
@@ -38,6 +41,8 @@ typedef struct {
     Schedule *sched;
     RunStats *stats;
     uint16_t players[COORD_MAX_ENGINES]; /* run file player id of each engine */
+    CoordLive *live; /* the live page's snapshot, published with each progress line; NULL: none */
+    Spsa *spsa;      /* an SPSA run's state (spsa.h); NULL for others */
 } CoordRun;
 
 typedef enum {
@@ -46,11 +51,23 @@ typedef enum {
     SERVE_FAILED,      /* the socket or the keys failed (logged) */
 } ServeStatus;
 
-/* Binds cfg->bind, prints the endpoint on stdout ("listening ENDPOINT run_id HEX", or a
- * JSON line) and serves until the run is complete and the workers are told, or a
- * signal. The run file is left open (flushed) for the caller to close. *workers gets
- * the number of workers ever seen. */
-ServeStatus coord_server_run(CoordRun *run, int *signo, int *workers);
+typedef struct CoordHub CoordHub;
+
+/* Everything of serving that can fail before a run file is made: the signal handlers,
+ * the ack log opened, the socket bound (with CURVE's handler). NULL, with the reason
+ * logged and nothing left behind, when any of it fails. */
+CoordHub *coord_server_open(const CoordConfig *cfg);
+
+/* Serves run on a server from coord_server_open: prints the endpoint on stdout
+ * ("listening ENDPOINT run_id HEX", or a JSON line) and serves until the run is
+ * complete and the workers are told, or a signal; then closes the server (*h becomes
+ * NULL). The run file is left open (flushed) for the caller to close. *workers gets the
+ * number of workers ever seen. */
+ServeStatus coord_server_run(CoordHub **h, CoordRun *run, int *signo, int *workers);
+
+/* Closes a server that never served (the run file could not be made or opened): an ack
+ * log it created is removed. *h becomes NULL. */
+void coord_server_abandon(CoordHub **h);
 
 /* The schedule's share of the statistics. */
 void coord_server_stats_context(const CoordRun *run, int live_workers, RunStatsContext *cx);

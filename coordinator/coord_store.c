@@ -1,10 +1,12 @@
 #include "coord_store.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "coord_accept.h"
 #include "coord_hub.h"
 #include "coord_log.h"
+#include "spsa.h"
 
 static void send_ack(CoordHub *h, int i, const ProtoGame *g, ProtoAckStatus status, uint64_t id)
 {
@@ -35,23 +37,31 @@ static void reject(CoordHub *h, int i, const ProtoGame *g, const char *why)
               (unsigned long long)g->pair_id, w->name, g->worker_rank, why);
     run->stats->rejected++;
     w->rejected++;
-    if (sched_game_rejected(run->sched, g->pair_id))
+    if (sched_game_rejected(run->sched, g->pair_id)) {
         coord_log("pair %llu dropped after %d rejected games", (unsigned long long)g->pair_id,
                   SCHED_MAX_REJECTS);
+        /* SPSA applies updates in pair order: without this pair's, none follows */
+        if (run->spsa) {
+            coord_log("SPSA: no update from pair %llu, so none after it: no new pairs",
+                      (unsigned long long)g->pair_id);
+            sched_stop(run->sched);
+        }
+    }
     send_ack(h, i, g, PROTO_ACK_REJECTED, 0);
 }
 
-/* Appends g to the run file as *id; false when it is not stored (rejected, or the run
- * file failed: then the server stalls and the game is not acknowledged). */
-static bool append(CoordHub *h, int i, const ProtoGame *g, uint64_t *id)
+/* Appends g, with the boards its validation packed, to the run file as *id; false when
+ * it is not stored (rejected, or the run file failed: then the server stalls and the
+ * game is not acknowledged). */
+static bool append(CoordHub *h, int i, const ProtoGame *g, const PackedPos *boards, uint64_t *id)
 {
     CoordRun *run = h->run;
     int engine[2]; /* the pair's engines; engine[0] has Red in game 0, Black in game 1 */
     sched_pair_engines(run->sched, g->pair_id, &engine[0], &engine[1]);
     int red = engine[g->game_in_pair], black = engine[1 - g->game_in_pair];
     RunError rerr;
-    if (runfile_append_game(run->rf, &g->rec, g->pair_id, g->game_in_pair, run->players[red],
-                            run->players[black], g->worker_rank, id, &rerr))
+    if (runfile_append_validated(run->rf, &g->rec, boards, g->pair_id, g->game_in_pair,
+                                 run->players[red], run->players[black], g->worker_rank, id, &rerr))
         return true;
     if (runfile_broken(run->rf)) {
         coord_outbox_stall(h, rerr.msg); /* not the game's fault: it is not acknowledged */
@@ -69,7 +79,7 @@ static bool append(CoordHub *h, int i, const ProtoGame *g, uint64_t *id)
 static void count(CoordHub *h, const ProtoGame *g, uint64_t id)
 {
     CoordRun *run = h->run;
-    if (runstats_add_stored(run->stats, run->rf, id, record_nodes(&g->rec), true)) {
+    if (runstats_add_stored(run->stats, run->rf, id, record_nodes(&g->rec), true, NULL)) {
         double llr;
         SprtState ss = runstats_sprt(run->stats, &llr);
         if (ss != SPRT_CONTINUE && !run->sched->stopped) {
@@ -107,14 +117,20 @@ void coord_store_game(CoordHub *h, int i)
 
     uint64_t id = 0;
     char why[600];
-    AcceptVerdict v = accept_game(h->cfg, run->rf, run->sched, g, &id, why, sizeof why);
-    if (v == ACCEPT_DUPLICATE) {
-        run->stats->duplicates++;
-        send_ack(h, i, g, PROTO_ACK_DUPLICATE, id);
-        return;
-    }
-    if (v == ACCEPT_REJECT) {
-        reject(h, i, g, why);
+    /* the game is replayed once, by its validation, which packs the rows stored */
+    PackedPos *boards = malloc((size_t)(g->rec.nplies > 0 ? g->rec.nplies : 1) * sizeof *boards);
+    if (!boards)
+        COORD_FATAL("out of memory for a game");
+    AcceptVerdict v =
+        coord_accept_game(h->cfg, run->rf, run->sched, g, &id, boards, why, sizeof why);
+    if (v == ACCEPT_DUPLICATE || v == ACCEPT_REJECT) {
+        free(boards);
+        if (v == ACCEPT_DUPLICATE) {
+            run->stats->duplicates++;
+            send_ack(h, i, g, PROTO_ACK_DUPLICATE, id);
+        } else {
+            reject(h, i, g, why);
+        }
         return;
     }
     if (v == ACCEPT_ADOPT) {
@@ -124,11 +140,16 @@ void coord_store_game(CoordHub *h, int i)
         if (w->pair < 0)
             w->pair = (int64_t)g->pair_id;
     }
-    if (!append(h, i, g, &id))
+    bool stored = append(h, i, g, boards, &id);
+    free(boards);
+    if (!stored)
         return;
     coord_outbox_appended(h);
     w->stored++;
-    sched_game_stored(run->sched, g->pair_id, g->game_in_pair);
+    CoordError serr;
+    if (sched_game_stored(run->sched, g->pair_id, g->game_in_pair) && run->spsa &&
+        !spsa_catch_up(run->spsa, run->rf, &serr))
+        coord_log("SPSA: %s", serr.msg); /* the flush before the ACK reports a broken file */
     runstats_worker_game(run->stats, w->hello ? w->host : "?", g->worker_rank, g->rec.reason);
     count(h, g, id);
     send_ack(h, i, g, PROTO_ACK_STORED, id);

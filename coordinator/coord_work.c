@@ -5,6 +5,7 @@
 
 #include "coord_hub.h"
 #include "coord_log.h"
+#include "spsa.h"
 
 /* Engine i as the WORK message's player, with its own limits. */
 static void fill_player(const CoordConfig *cfg, uint16_t id, int i, ProtoPlayer *p)
@@ -46,8 +47,11 @@ static void send_work(CoordHub *h, int i, uint64_t pair, const Opening *op)
     memcpy(w->moves, op->moves, (size_t)op->nmoves * sizeof op->moves[0]);
     int engine[2];
     sched_pair_engines(h->run->sched, pair, &engine[0], &engine[1]);
-    for (int p = 0; p < 2; p++)
+    for (int p = 0; p < 2; p++) {
         fill_player(cfg, h->run->players[engine[p]], engine[p], &w->players[p]);
+        if (h->run->spsa)
+            spsa_fill_player(h->run->spsa, pair, engine[p], &w->players[p]);
+    }
     w->settings.max_plies = (uint16_t)cfg->max_plies;
     w->settings.resign_moves = (uint16_t)cfg->resign_moves;
     w->settings.resign_score = (uint16_t)cfg->resign_score;
@@ -114,6 +118,9 @@ void coord_work_request(CoordHub *h, int i)
         return;
     }
     uint64_t id;
+    /* SPSA: a new pair waits until the updates its values depend on are durable */
+    if (h->run->spsa)
+        sched->issue_below = spsa_issue_below(h->run->spsa, h->run->rf);
     while (sched_assign_next(sched, i, h->now, &id)) {
         SchedError serr;
         const Opening *op = sched_opening(sched, id, &serr);

@@ -146,9 +146,9 @@ void crosstable_format(const Crosstable *t, const char *indent, StrBuf *out)
         const CrosstableRow *row = &rows[r];
         char b[5][32];
         strbuf_printf(out, "%s%4d  %-*s %7" PRIu64 " %7s %7s %% %9s %8s %7s %%\n", indent, r + 1, w,
-                      crosstable_name(t, row->engine, nb), row->games, points_text(b[0], row->points),
-                      stats_num_text(b[1], 100 * row->score), signed_text(b[2], row->est.elo),
-                      stats_num_text(b[3], row->est.elo_error),
+                      crosstable_name(t, row->engine, nb), row->games,
+                      points_text(b[0], row->points), stats_num_text(b[1], 100 * row->score),
+                      signed_text(b[2], row->est.elo), stats_num_text(b[3], row->est.elo_error),
                       stats_percent_text(b[4], row->est.los));
     }
 
@@ -191,8 +191,8 @@ void crosstable_format(const Crosstable *t, const char *indent, StrBuf *out)
                 stats_format(text, sizeof text, c, STATS_PENTANOMIAL, NULL, STATS_REPORT_LINE);
             else
                 snprintf(text, sizeof text, "no complete pair");
-            strbuf_printf(out, "%s%s vs %s: %s\n", indent, crosstable_name(t, i, nb), crosstable_name(t, j, nb2),
-                          text);
+            strbuf_printf(out, "%s%s vs %s: %s\n", indent, crosstable_name(t, i, nb),
+                          crosstable_name(t, j, nb2), text);
         }
 }
 

@@ -25,7 +25,7 @@ static bool keep(const ExportFilter *f, const Position *pos, const RecordPly *p)
         return false;
     if (f->skip_captures && pos_is_capture(pos, p->move))
         return false;
-    if (f->max_score > 0 && (p->score > f->max_score || p->score < -f->max_score))
+    if (f->limit_score && (p->score > f->max_score || p->score < -f->max_score))
         return false;
     return true;
 }

@@ -26,12 +26,13 @@
 
 #include "contracts/runfile.h"
 
-/* Which positions to leave out; all false / 0 keeps every position. */
+/* Which positions to leave out; all false keeps every position. */
 typedef struct {
     bool skip_opening;  /* the move came from the opening (RECORD_FLAG_OPENING) */
     bool skip_in_check; /* the side to move is in check */
     bool skip_captures; /* the move played is a capture */
-    int max_score;      /* leave out |score| > max_score (e.g. mate scores); 0: no limit */
+    bool limit_score;   /* leave out |score| > max_score (e.g. mate scores)... */
+    int max_score;      /* ...0 keeps the positions scored 0 only, as chuhe-tune does */
 } ExportFilter;
 
 typedef struct {

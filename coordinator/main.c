@@ -13,6 +13,7 @@
 #include "coord_auth.h"
 #include "coord_cli.h"
 #include "coord_config.h"
+#include "coord_http.h"
 #include "coord_json.h"
 #include "coord_log.h"
 #include "coord_options.h"
@@ -21,6 +22,11 @@
 #include "runstats.h"
 #include "coord_tools.h"
 #include "export.h"
+#include "error.h"
+#include "outpath.h"
+#include "runreport.h"
+#include "spsa_probe.h"
+#include "spsa_report.h"
 #include "contracts/keys.h"
 #include "position.h"
 #include "contracts/runfile.h"
@@ -31,35 +37,44 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: chuhe-coordinator [options]          serve a self-play run\n"
-               "       chuhe-coordinator export plain RUN.h5 [--skip-opening] [--skip-in-check]\n"
-               "                         [--skip-captures] [--max-score CP]  > out.plain\n"
-               "       chuhe-coordinator export pgn RUN.h5 [--no-comments]    > out.pgn\n"
-               "       chuhe-coordinator verify RUN.h5   replay every stored game\n"
-               "       chuhe-coordinator keygen NAME     write a CURVE key pair: NAME.key\n"
-               "                         (secret, mode 0600) and NAME.pub\n"
-               "       chuhe-coordinator stats --penta LL,LD,D,WD,WW | --wdl W,D,L\n"
-               "                         [-sprt elo0=X elo1=Y alpha=A beta=B model=M]\n"
-               "       chuhe-coordinator --help | --version\n"
-               "\n"
-               "Workers (chuhe-worker, an MPI program) connect to the bound endpoint and play\n"
-               "game pairs: one opening, colours swapped. Every game is replayed and checked\n"
-               "before it is stored and acknowledged. Restarted with the same --out file, the\n"
-               "coordinator continues the run with its stored settings.\n"
-               "\nTournament options (cutechess-cli / fastchess style, 2 to 32 engines):\n"
-               "  -engine name=N cmd=PROG [args=A] [dir=D] [proto=uci|uci1|ucci|xboard] [option.X=Y]\n"
-               "  -engine name=N builtin [weights=FILE]\n"
-               "          either with its own tc=B+I, st=S, nodes=N, depth=N (time odds)\n"
-               "  -each tc=B+I | st=S | nodes=N | depth=N [timemargin=MS] [option.X=Y]\n"
-               "  -tournament round-robin|gauntlet      (default round-robin)\n"
-               "  -openings file=F [format=epd|pgn] [order=sequential|random] [seed=S]\n"
-               "            [start=N] [plies=N]\n"
-               "  -rounds N [-games G] | -games N       -maxmoves N\n"
-               "  -sprt elo0=X elo1=Y [alpha=A] [beta=B] [model=normalized|logistic]\n"
-               "        (two engines only)\n"
-               "  -resign movecount=N score=CP          -draw movenumber=N movecount=M score=CP\n"
-               "  -pgnout FILE                          -ratinginterval N\n"
-               "\nOptions:\n");
+    fprintf(f,
+            "usage: chuhe-coordinator [options]          serve a self-play run\n"
+            "       chuhe-coordinator export plain RUN.h5 [--skip-opening] [--skip-in-check]\n"
+            "                         [--skip-captures] [--max-score CP] [-o FILE [--force]]\n"
+            "       chuhe-coordinator export pgn RUN.h5 [--no-comments] [-o FILE [--force]]\n"
+            "                         (to stdout without -o; --force replaces an existing\n"
+            "                         FILE, never a run file)\n"
+            "       chuhe-coordinator verify RUN.h5   replay every stored game\n"
+            "       chuhe-coordinator spsa-report RUN.h5 [--out FILE] [--plot FILE.png]\n"
+            "                         an SPSA run's current values and trajectories\n"
+            "       chuhe-coordinator report RUN.h5 --out DIR [--force]\n"
+            "                         the run's figures: DIR/index.html, PNGs, text\n"
+            "       chuhe-coordinator keygen NAME     write a CURVE key pair: NAME.key\n"
+            "                         (secret, mode 0600) and NAME.pub\n"
+            "       chuhe-coordinator stats --penta LL,LD,D,WD,WW | --wdl W,D,L\n"
+            "                         [-sprt elo0=X elo1=Y alpha=A beta=B model=M]\n"
+            "       chuhe-coordinator --help | --version\n"
+            "\n"
+            "Workers (chuhe-worker, an MPI program) connect to the bound endpoint and play\n"
+            "game pairs: one opening, colours swapped. Every game is replayed and checked\n"
+            "before it is stored and acknowledged. Restarted with the same --out file, the\n"
+            "coordinator continues the run with its stored settings.\n"
+            "\nTournament options (cutechess-cli / fastchess style, 2 to 32 engines):\n"
+            "  -engine name=N cmd=PROG [args=A] [dir=D] [proto=uci|uci1|ucci|xboard] [option.X=Y]\n"
+            "  -engine name=N builtin [weights=FILE]\n"
+            "          either with its own tc=B+I, st=S, nodes=N, depth=N (time odds)\n"
+            "  -each tc=B+I | st=S | nodes=N | depth=N [timemargin=MS] [option.X=Y]\n"
+            "  -tournament round-robin|gauntlet      (default round-robin)\n"
+            "  -openings file=F [format=epd|pgn] [order=sequential|random] [seed=S]\n"
+            "            [start=N] [plies=N]\n"
+            "  -rounds N [-games G] | -games N       -maxmoves N\n"
+            "  -sprt elo0=X elo1=Y [alpha=A] [beta=B] [model=normalized|logistic]\n"
+            "  -spsa params=FILE [pairs=N] [A=X] [alpha=0.602] [gamma=0.101] [window=16]\n"
+            "        [seed=S] [out=FILE] [plot=FILE.png]    (one -engine, against itself)\n"
+            "        (two engines only)\n"
+            "  -resign movecount=N score=CP          -draw movenumber=N movecount=M score=CP\n"
+            "  -pgnout FILE                          -ratinginterval N\n"
+            "\nOptions:\n");
     coord_options_usage(f);
 }
 
@@ -124,22 +139,51 @@ static bool check_weights(const CoordConfig *cfg)
     return true;
 }
 
-/* A new run: its settings completed and checked, its schedule (the openings read) and
- * its run file, in that order, so that bad settings or openings leave no file. */
-static RunFile *create_run(CoordConfig *cfg, const CoordGiven *given, Schedule *sched,
-                           uint16_t players[COORD_MAX_ENGINES])
+/* SPSA's outputs: the final values and the plot, whose path defaults to the values'
+ * or the run file's with ".png". Checked before any game, never over an input. */
+static bool spsa_outputs(CoordConfig *cfg)
 {
-    CoordError cerr;
-    SchedError serr;
-    if (!coord_config_finish_new(cfg, given, &cerr)) {
-        coord_log("%s", cerr.msg);
-        return NULL;
+    if (!cfg->spsa[0])
+        return true;
+    if (!cfg->spsa_plot[0]) {
+        const char *base = cfg->spsa_out[0] ? cfg->spsa_out : cfg->out;
+        size_t n = strlen(base);
+        if (!cfg->spsa_out[0] && n > 3 && !strcmp(base + n - 3, ".h5"))
+            n -= 3;
+        snprintf(cfg->spsa_plot, sizeof cfg->spsa_plot, "%.*s.png", (int)n, base);
     }
-    if (!check_weights(cfg))
-        return NULL;
-    if (!sched_init(sched, cfg, &serr)) {
-        coord_log("%s", serr.msg);
-        return NULL;
+    SpsaSettings set;
+    CoordError cerr;
+    if (!spsa_settings_parse(cfg->spsa, &set, &cerr)) {
+        coord_log("%s", cerr.msg);
+        return false;
+    }
+    const char *inputs[2] = {cfg->out, set.params};
+    char msg[COORD_PATH_MAX + 200];
+    if ((cfg->spsa_out[0] && !outpath_check("--spsa-out", cfg->spsa_out, OUTPATH_REPLACE, true,
+                                            inputs, 2, msg, sizeof msg)) ||
+        !outpath_check("--spsa-plot", cfg->spsa_plot, OUTPATH_REPLACE, true, inputs, 2, msg,
+                       sizeof msg)) {
+        coord_log("%s", msg);
+        return false;
+    }
+    return true;
+}
+
+/* The run file of a new run, made once everything else is ready (settings, openings,
+ * the socket bound, the logs open), so that a failed start leaves no file. */
+static RunFile *create_run(const CoordConfig *cfg, uint16_t players[COORD_MAX_ENGINES])
+{
+    /* an SPSA run's parameter file is checked against its engine first */
+    CoordError cerr;
+    SpsaFile *spsa_file = NULL;
+    if (cfg->spsa[0]) {
+        spsa_file = malloc(sizeof *spsa_file);
+        if (!spsa_file || !spsa_probe_file(cfg, spsa_file, &cerr)) {
+            coord_log("%s", spsa_file ? cerr.msg : "out of memory");
+            free(spsa_file);
+            return NULL;
+        }
     }
     char *json = malloc(RUNFILE_CONFIG_MAX + 1);
     if (!json || !coord_config_to_json(cfg, json, RUNFILE_CONFIG_MAX + 1))
@@ -147,9 +191,13 @@ static RunFile *create_run(CoordConfig *cfg, const CoordGiven *given, Schedule *
     RunError err;
     RunFile *rf = runfile_create(cfg->out, json, CHUHE_VERSION, &err);
     free(json);
+    if (rf && spsa_file && !runfile_spsa_begin(rf, spsa_file->param, spsa_file->n, &err)) {
+        runfile_close(&rf, NULL); /* a new file that is not yet a run: nothing to keep */
+        unlink(cfg->out);
+    }
+    free(spsa_file);
     if (!rf) {
         coord_log("%s", err.msg);
-        sched_free(sched);
         return NULL;
     }
     char names[COORD_MAX_ENGINES][RUNFILE_NAME_SIZE];
@@ -179,55 +227,54 @@ static RunFile *create_run(CoordConfig *cfg, const CoordGiven *given, Schedule *
                                            what, hash, &players[p], &err)) {
             coord_log("%s", err.msg);
             runfile_close(&rf, &err);
-            sched_free(sched);
+            unlink(cfg->out);
             return NULL;
         }
     }
     if (!runfile_flush(rf, &err)) {
         coord_log("%s", err.msg);
         runfile_close(&rf, &err);
-        sched_free(sched);
+        unlink(cfg->out);
         return NULL;
     }
     coord_log("new run %s, run id %016" PRIx64, cfg->out, runfile_run_id(rf));
     return rf;
 }
 
-static RunFile *resume_run(CoordConfig *cfg, const CoordGiven *given, Schedule *sched,
-                           uint16_t players[COORD_MAX_ENGINES])
+/* An existing run file opened to go on, with its stored settings taken; 0, or the exit
+ * status: 1 for a file that cannot be opened, 2 for a command line it refuses. */
+static int resume_run(CoordConfig *cfg, const CoordGiven *given, RunFile **rf,
+                      uint16_t players[COORD_MAX_ENGINES])
 {
     RunError err;
-    RunFile *rf = runfile_open_append(cfg->out, &err);
-    if (!rf) {
+    if (!(*rf = runfile_open_append(cfg->out, &err))) {
         coord_log("%s", err.msg);
-        return NULL;
+        return 1;
     }
-    if (runfile_recovery_note(rf)[0])
-        coord_log("%s", runfile_recovery_note(rf));
+    if (runfile_recovery_note(*rf)[0])
+        coord_log("%s", runfile_recovery_note(*rf));
     CoordError cerr;
-    bool ok = coord_config_resume(cfg, given, runfile_config(rf), &cerr);
-    if (!ok)
+    int status = 0;
+    if (!coord_config_resume(cfg, given, runfile_config(*rf), &cerr)) {
         coord_log("%s: %s", cfg->out, cerr.msg);
-    if (ok && runfile_player_count(rf) != cfg->engines) {
+        status = 2;
+    } else if (runfile_player_count(*rf) != cfg->engines) {
         coord_log("%s: the run file has %u players, expected %d", cfg->out,
-                  runfile_player_count(rf), cfg->engines);
-        ok = false;
+                  runfile_player_count(*rf), cfg->engines);
+        status = 1;
+    } else if (!!cfg->spsa[0] != (runfile_spsa_param_count(*rf) > 0)) {
+        coord_log("%s: the run settings and the file disagree on SPSA (/spsa_params)", cfg->out);
+        status = 1;
     }
-    ok = ok && check_weights(cfg);
-    SchedError serr;
-    if (ok && !sched_init(sched, cfg, &serr)) {
-        coord_log("%s", serr.msg);
-        ok = false;
-    }
-    if (!ok) {
-        runfile_close(&rf, &err);
-        return NULL;
+    if (status) {
+        runfile_close(rf, &err);
+        return status;
     }
     for (int p = 0; p < cfg->engines; p++)
         players[p] = (uint16_t)p;
     coord_log("resuming run %s, run id %016" PRIx64 ": %" PRIu64 " games stored", cfg->out,
-              runfile_run_id(rf), runfile_game_count(rf));
-    return rf;
+              runfile_run_id(*rf), runfile_game_count(*rf));
+    return 0;
 }
 
 /* The schedule and the statistics from the games already in the file. */
@@ -239,7 +286,7 @@ static void restore(RunFile *rf, Schedule *sched, RunStats *stats)
         if (!g)
             continue;
         sched_restore_game(sched, g->pair_id, g->game_in_pair);
-        runstats_add_stored(stats, rf, id, 0, false);
+        runstats_add_stored(stats, rf, id, 0, false, NULL);
     }
     double llr;
     if (runstats_sprt(stats, &llr) != SPRT_CONTINUE) {
@@ -257,23 +304,41 @@ static void summary(const CoordRun *run, const char *status, int workers)
     RunStatsContext cx;
     coord_server_stats_context(run, 0, &cx);
     if (run->cfg->json) {
-        char extra[COORD_PATH_MAX * 2 + 256];
-        size_t n = 0;
-        snprintf(extra, sizeof extra,
-                 "\"status\":\"%s\",\"run_id\":\"%016" PRIx64 "\",\"out\":", status,
-                 runfile_run_id(run->rf));
-        n = strlen(extra);
-        coord_json_string(extra, sizeof extra, &n, runfile_path(run->rf));
-        snprintf(extra + n, sizeof extra - n, ",\"workers_seen\":%d", workers);
+        StrBuf extra;
+        strbuf_init(&extra);
+        strbuf_printf(&extra, "\"status\":\"%s\",\"run_id\":\"%016" PRIx64 "\",\"out\":", status,
+                      runfile_run_id(run->rf));
+        strbuf_json_string(&extra, runfile_path(run->rf));
+        strbuf_printf(&extra, ",\"workers_seen\":%d", workers);
+        if (run->spsa) {
+            strbuf_printf(&extra, ",");
+            spsa_report_json(run->spsa, &extra);
+        }
         StrBuf line;
         strbuf_init(&line);
-        runstats_json(run->stats, &cx, "summary", extra, true, &line);
+        runstats_json(run->stats, &cx, "summary", strbuf_text(&extra), true, &line);
         printf("%s\n", strbuf_text(&line));
         strbuf_free(&line);
+        strbuf_free(&extra);
     } else {
         StrBuf text;
         strbuf_init(&text);
         runstats_summary_text(run->stats, &cx, &text);
+        if (run->spsa) {
+            strbuf_printf(&text,
+                          "  spsa       %" PRIu64 " iterations of %" PRIu64 " (window %" PRIu64
+                          "); the values now:\n",
+                          run->spsa->applied, run->spsa->set.pairs, run->spsa->set.window);
+            StrBuf values;
+            strbuf_init(&values);
+            spsa_report_values(run->spsa, &values);
+            for (const char *l = strbuf_text(&values); *l;) {
+                size_t len = strcspn(l, "\n");
+                strbuf_printf(&text, "             %.*s\n", (int)len, l);
+                l += len + (l[len] == '\n');
+            }
+            strbuf_free(&values);
+        }
         printf("chuhe-coordinator: run %s (run id %016" PRIx64 ") %s, %d workers seen\n%s",
                runfile_path(run->rf), runfile_run_id(run->rf), status, workers, strbuf_text(&text));
         strbuf_free(&text);
@@ -281,29 +346,123 @@ static void summary(const CoordRun *run, const char *status, int workers)
     fflush(stdout);
 }
 
+/* An SPSA run's state from its run file: theta replayed from the stored iterations, each
+ * checked, and the updates of complete pairs not yet applied. */
+static bool spsa_start(const CoordConfig *cfg, RunFile *rf, uint16_t plus_player, Spsa *s)
+{
+    SpsaSettings set;
+    CoordError error, *err = &error;
+    RunSpsaParam params[SPSA_MAX_PARAMS];
+    int n = runfile_spsa_param_count(rf);
+    for (int i = 0; i < n; i++)
+        params[i] = *runfile_spsa_param(rf, i);
+    memset(s, 0, sizeof *s);
+    bool ok = spsa_settings_parse(cfg->spsa, &set, err);
+    if (ok && !spsa_init(s, &set, cfg->seed, params, n, plus_player))
+        ok = ERROR_SET(err, "out of memory");
+    ok = ok && spsa_restore(s, rf, err);
+    if (!ok)
+        coord_log("%s", err->msg);
+    else if (s->applied)
+        coord_log("SPSA: %" PRIu64 " iterations applied from the run file", s->applied);
+    return ok;
+}
+
+/* SPSA's final values and plot (logged when they cannot be written). */
+static void spsa_finish(const CoordConfig *cfg, const Spsa *s, const char *run_path)
+{
+    CoordError err;
+    if (cfg->spsa_out[0]) {
+        if (spsa_report_write(s, cfg->spsa_out, &err))
+            coord_log("SPSA values written to %s", cfg->spsa_out);
+        else
+            coord_log("--spsa-out: %s", err.msg);
+    }
+    if (spsa_report_plot(s, cfg->spsa_plot, run_path, &err))
+        coord_log("SPSA trajectories drawn in %s", cfg->spsa_plot);
+    else
+        coord_log("--spsa-plot: %s", err.msg);
+}
+
 /* The PGN of every stored game, for -pgnout. */
-static void write_pgn(RunFile *rf, const char *path)
+/* -pgnout: the games stored in this session (from game first on), appended to the
+ * file as cutechess-cli does, so that a resumed run adds its own games to the same
+ * PGN. False when they could not be written. */
+static bool write_pgn(RunFile *rf, const char *path, uint64_t first)
 {
     RunError err;
     if (!runfile_flush(rf, &err)) {
         coord_log("%s", err.msg);
-        return;
+        return false;
     }
-    FILE *f = fopen(path, "w");
+    FILE *f = fopen(path, "a");
     if (!f) {
         coord_log("-pgnout %s: %s", path, strerror(errno));
-        return;
+        return false;
     }
     ExportStats st;
-    bool ok = export_pgn(rf, 0, UINT64_MAX, true, f, &st, &err);
+    err.msg[0] = '\0';
+    /* a blank line after the games already there */
+    bool ok = fseek(f, 0, SEEK_END) == 0 && (ftell(f) == 0 || fputc('\n', f) != EOF) &&
+              export_pgn(rf, first, UINT64_MAX, true, f, &st, &err);
+    if (!ok && !err.msg[0])
+        snprintf(err.msg, sizeof err.msg, "%s", strerror(errno));
     if (fclose(f) != 0 && ok) {
-        coord_log("-pgnout %s: %s", path, strerror(errno));
-        return;
+        ok = false;
+        snprintf(err.msg, sizeof err.msg, "%s", strerror(errno));
     }
     if (!ok)
         coord_log("-pgnout %s: %s", path, err.msg);
     else
-        coord_log("%" PRIu64 " games written to %s", st.games, path);
+        coord_log("%" PRIu64 " games appended to %s", st.games, path);
+    return ok;
+}
+
+/* Everything that can refuse a start, in an order that leaves nothing behind when one
+ * does: the settings (a resumed run's from its file, opened for append but not written),
+ * the output paths, the weights, the openings, the socket and the logs; only then the
+ * file of a new run. 0 with *rf, *server and sched ready, else the exit status. */
+static int start(CoordConfig *cfg, const CoordGiven *given, RunFile **rf, CoordHub **server,
+                 Schedule *sched, uint16_t players[COORD_MAX_ENGINES])
+{
+    CoordError cerr;
+    SchedError serr;
+    RunError err;
+    *rf = NULL;
+    *server = NULL;
+    if (outpath_is_hdf5(cfg->out)) {
+        int resumed = resume_run(cfg, given, rf, players);
+        if (resumed)
+            return resumed;
+    } else if (!coord_config_finish_new(cfg, given, &cerr)) {
+        coord_log("%s", cerr.msg);
+        return 2;
+    }
+    int status = 0;
+    if (!coord_config_check_outputs(cfg, &cerr)) {
+        coord_log("%s", cerr.msg);
+        status = 2;
+    } else if (!check_weights(cfg) || !spsa_outputs(cfg)) {
+        status = 1;
+    } else if (!sched_init(sched, cfg, &serr)) {
+        coord_log("%s", serr.msg);
+        status = 1;
+    } else if (!(*server = coord_server_open(cfg)) || (!*rf && !(*rf = create_run(cfg, players)))) {
+        coord_server_abandon(server);
+        sched_free(sched);
+        status = 1;
+    }
+    if (status && *rf)
+        runfile_close(rf, &err);
+    return status;
+}
+
+/* The live page's end, on every way out of serve. */
+static int serve_end(CoordHttp **http, CoordLive **live, int status)
+{
+    coord_http_stop(http);
+    coord_live_free(live);
+    return status;
 }
 
 static int serve(int argc, char **argv)
@@ -311,15 +470,8 @@ static int serve(int argc, char **argv)
     CoordConfig cfg;
     CoordGiven given;
     CoordError cerr;
-    CoordArgs args;
     coord_config_defaults(&cfg);
-    if (!coord_cli_translate(argc, argv, &args, &cerr)) {
-        fprintf(stderr, "chuhe-coordinator: %s\n", cerr.msg);
-        return 2;
-    }
-    bool parsed = coord_config_parse(&cfg, &given, args.argc, args.argv, &cerr);
-    coord_args_free(&args);
-    if (!parsed) {
+    if (!coord_cli_parse(&cfg, &given, argc, argv, &cerr)) {
         fprintf(stderr, "chuhe-coordinator: %s\n", cerr.msg);
         return 2;
     }
@@ -327,13 +479,19 @@ static int serve(int argc, char **argv)
         fprintf(stderr, "chuhe-coordinator: %s\n", cerr.msg);
         return 2;
     }
+    CoordLive *live = cfg.http[0] ? coord_live_new() : NULL;
+    CoordHttp *http = live ? coord_http_start(cfg.http, cfg.http_open, live, &cerr) : NULL;
+    if (live && !http) {
+        fprintf(stderr, "chuhe-coordinator: %s\n", cerr.msg);
+        return serve_end(&http, &live, 2);
+    }
     uint16_t players[COORD_MAX_ENGINES];
     Schedule sched;
-    bool exists = access(cfg.out, F_OK) == 0;
-    RunFile *rf = exists ? resume_run(&cfg, &given, &sched, players)
-                         : create_run(&cfg, &given, &sched, players);
-    if (!rf)
-        return 1;
+    RunFile *rf;
+    CoordHub *server;
+    int started = start(&cfg, &given, &rf, &server, &sched, players);
+    if (started)
+        return serve_end(&http, &live, started);
     /* Workers beat between moves only: a move must fit well inside the timeout. */
     double longest_move = 0;
     for (int e = 0; e < cfg.engines; e++) {
@@ -360,23 +518,39 @@ static int serve(int argc, char **argv)
         const RunPlayer *pl = runfile_player(rf, players[e]);
         crosstable_set_name(&stats.table, e, pl ? pl->name : "");
     }
-    if (!coord_config_parse_sprt(cfg.sprt, &stats.sprt, &stats.has_sprt, &cerr)) {
-        coord_log("%s", cerr.msg);
-        runfile_close(&rf, &err);
-        sched_free(&sched);
-        return 1;
-    }
+    /* the settings passed coord_config's checks, which parse the SPRT text the same way */
+    coord_config_parse_sprt(cfg.sprt, &stats.sprt, &stats.has_sprt, &cerr);
     restore(rf, &sched, &stats);
-    CoordRun run = {.cfg = &cfg, .rf = rf, .sched = &sched, .stats = &stats};
+    uint64_t games_at_start = runfile_game_count(rf);
+    CoordRun run = {.cfg = &cfg, .rf = rf, .sched = &sched, .stats = &stats, .live = live};
+    if (http) {
+        coord_live_set_run(live, runfile_run_id(rf), runfile_path(rf));
+        coord_http_announce(http, cfg.json);
+    }
     memcpy(run.players, players, sizeof run.players);
+    Spsa spsa;
+    if (cfg.spsa[0]) {
+        if (!spsa_start(&cfg, rf, players[0], &spsa)) {
+            spsa_free(&spsa);
+            coord_server_abandon(&server);
+            runfile_close(&rf, &err);
+            sched_free(&sched);
+            runstats_free(&stats);
+            return serve_end(&http, &live, 1);
+        }
+        run.spsa = &spsa;
+    }
     int signo = 0, workers = 0;
-    ServeStatus st = coord_server_run(&run, &signo, &workers);
+    ServeStatus st = coord_server_run(&server, &run, &signo, &workers);
     const char *status = st == SERVE_COMPLETE      ? "complete"
                          : st == SERVE_INTERRUPTED ? "interrupted"
                                                    : "failed";
     summary(&run, status, workers);
-    if (cfg.pgnout[0])
-        write_pgn(rf, cfg.pgnout);
+    if (run.spsa) {
+        spsa_finish(&cfg, &spsa, runfile_path(rf));
+        spsa_free(&spsa);
+    }
+    bool written = !cfg.pgnout[0] || write_pgn(rf, cfg.pgnout, games_at_start);
     bool closed = runfile_close(&rf, &err);
     if (!closed)
         coord_log("%s", err.msg);
@@ -386,9 +560,9 @@ static int serve(int argc, char **argv)
                   signo, cfg.out);
     sched_free(&sched);
     runstats_free(&stats);
-    if (!closed || st == SERVE_FAILED)
-        return 1;
-    return st == SERVE_INTERRUPTED ? 128 + signo : 0;
+    if (!closed || !written || st == SERVE_FAILED)
+        return serve_end(&http, &live, 1);
+    return serve_end(&http, &live, st == SERVE_INTERRUPTED ? 128 + signo : 0);
 }
 
 /* `keygen NAME`: a CURVE key pair for the coordinator or a worker. */
@@ -397,6 +571,16 @@ static int keygen_tool(int argc, char **argv)
     if (argc != 1 || argv[0][0] == '-') {
         fprintf(stderr, "usage: chuhe-coordinator keygen NAME   (writes NAME.key and NAME.pub)\n");
         return 2;
+    }
+    /* key files are never written over (keys_generate refuses an existing one): here
+     * the rest of the rule for outputs, with its clearer words */
+    for (int i = 0; i < 2; i++) {
+        char path[COORD_PATH_MAX], msg[COORD_PATH_MAX * 2 + 200];
+        snprintf(path, sizeof path, "%s%s", argv[0], i ? ".pub" : ".key");
+        if (!outpath_check("keygen", path, OUTPATH_REPLACE, true, NULL, 0, msg, sizeof msg)) {
+            fprintf(stderr, "chuhe-coordinator %s\n", msg);
+            return 2;
+        }
     }
     KeyPair pair;
     KeysError err;
@@ -427,9 +611,8 @@ static int stats_tool(int argc, char **argv)
     return 0;
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
-    position_init(); /* every subcommand replays games */
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         usage(stdout);
         return 0;
@@ -444,6 +627,10 @@ int main(int argc, char **argv)
         return stats_tool(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "verify"))
         return coord_tool_verify(argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "spsa-report"))
+        return spsa_report_tool(argc - 2, argv + 2);
+    if (argc > 1 && !strcmp(argv[1], "report"))
+        return runreport_tool(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "keygen"))
         return keygen_tool(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "run"))
@@ -453,4 +640,10 @@ int main(int argc, char **argv)
         return 2;
     }
     return serve(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+    position_init(); /* every subcommand replays games */
+    return outpath_finish_stdout("chuhe-coordinator", run_command(argc, argv));
 }

@@ -75,7 +75,8 @@ void runstats_add_pair(RunStats *st, int first, int second, Outcome o0, Outcome 
 {
     crosstable_add_pair(&st->table, first, second, o0, o1);
     if (first + second == 1 && first * second == 0) /* engines 0 and 1: the match */
-        stats_add_pair(&st->match, crosstable_score(o0, first == 0), crosstable_score(o1, first != 0));
+        stats_add_pair(&st->match, crosstable_score(o0, first == 0),
+                       crosstable_score(o1, first != 0));
 }
 
 SprtState runstats_sprt(const RunStats *st, double *llr)
@@ -88,7 +89,7 @@ SprtState runstats_sprt(const RunStats *st, double *llr)
 }
 
 void runstats_add(RunStats *st, Outcome o, Reason reason, int plies, int red, int black,
-                     uint64_t nodes, bool session)
+                  uint64_t nodes, bool session)
 {
     if (!valid_engine(st, red) || !valid_engine(st, black))
         return;
@@ -128,8 +129,8 @@ static Outcome stored_outcome(const RunGame *g)
     return g->outcome > 0 ? OUTCOME_RED_WIN : g->outcome < 0 ? OUTCOME_BLACK_WIN : OUTCOME_DRAW;
 }
 
-bool runstats_add_stored(RunStats *st, const RunFile *rf, uint64_t game_id, uint64_t nodes,
-                            bool session)
+bool runstats_add_stored(RunStats *st, RunFile *rf, uint64_t game_id, uint64_t nodes, bool session,
+                         const GameRecord *rec)
 {
     const RunGame *g = runfile_game(rf, game_id);
     if (!g)
@@ -138,7 +139,9 @@ bool runstats_add_stored(RunStats *st, const RunFile *rf, uint64_t game_id, uint
     runstats_add(st, o, (Reason)g->reason, g->plies, g->red, g->black, nodes, session);
     uint64_t key;
     RunError err;
-    if (!runfile_game_key(rf, game_id, &key, &err))
+    if (rec)
+        key = runfile_record_key(rec);
+    else if (!runfile_game_key(rf, game_id, &key, &err))
         coord_log("game %llu not checked for repeated moves: %s", (unsigned long long)game_id,
                   err.msg);
     else if (!key_insert(st, key))
@@ -225,12 +228,11 @@ static void leader_text(const RunStats *st, char *buf, size_t size)
         snprintf(buf, size, "no games yet");
     else
         snprintf(buf, size, "leader %s %s %% (%g/%" PRIu64 ")",
-                 crosstable_name(&st->table, rows[0].engine, nb), stats_num_text(pc, 100 * rows[0].score),
-                 rows[0].points, rows[0].games);
+                 crosstable_name(&st->table, rows[0].engine, nb),
+                 stats_num_text(pc, 100 * rows[0].score), rows[0].points, rows[0].games);
 }
 
-void runstats_progress_text(const RunStats *st, const RunStatsContext *cx, char *buf,
-                               size_t size)
+void runstats_progress_text(const RunStats *st, const RunStatsContext *cx, char *buf, size_t size)
 {
     double t = elapsed(st, cx);
     char eta_text[32], p0[96] = "";
@@ -332,7 +334,7 @@ static void json_workers(const RunStats *st, StrBuf *o)
 }
 
 void runstats_json(const RunStats *st, const RunStatsContext *cx, const char *event,
-                      const char *extra, bool final, StrBuf *o)
+                   const char *extra, bool final, StrBuf *o)
 {
     double t = elapsed(st, cx);
     strbuf_printf(o, "{\"event\":\"%s\",", event);

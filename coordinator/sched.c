@@ -96,6 +96,7 @@ bool sched_init(Schedule *s, const CoordConfig *cfg, SchedError *err)
     position_init(); /* openings are parsed and played: the move tables must exist */
     opening_list_init(&s->list);
     s->target = sched_pairs_for_games(cfg->games);
+    s->issue_below = UINT64_MAX;
     s->seed = cfg->seed;
     s->engines = cfg->engines;
     s->kind = TOUR_ROUNDROBIN;
@@ -259,6 +260,8 @@ bool sched_assign_next(Schedule *s, int worker, double now, uint64_t *id)
     uint64_t n = s->next_new;
     while (slot(s, n)->state != PAIR_UNISSUED)
         n++;
+    if (n >= s->issue_below)
+        return false;
     s->next_new = n + 1;
     assign(s, n, worker, now);
     s->outstanding++;

@@ -55,8 +55,9 @@ typedef struct {
     uint64_t outstanding; /* queued + assigned */
     uint64_t requeued;    /* releases of unfinished pairs */
     uint64_t dropped;
-    bool stopped; /* an early stop (SPRT): no pair is handed out any more */
-    uint64_t *queue; /* ring of QUEUED ids, possibly stale */
+    bool stopped;         /* an early stop (SPRT): no pair is handed out any more */
+    uint64_t issue_below; /* no new id at or above it is handed out (SPSA's window) */
+    uint64_t *queue;      /* ring of QUEUED ids, possibly stale */
     size_t qhead, qlen, qcap;
     /* engines */
     int engines;

@@ -1,8 +1,8 @@
 /*
  * Growing arrays: the one helper behind every array that doubles as it fills.
  *
- *     if (!array_reserve((void **)&list->items, &list->cap, list->len + 1, sizeof *list->items, 64))
- *         return ERROR_SET(err, "out of memory");
+ *     if (!array_reserve((void **)&list->items, &list->cap, list->len + 1, sizeof *list->items,
+ * 64)) return ERROR_SET(err, "out of memory");
  *
  * On failure the array and its capacity are unchanged.
  */

@@ -16,6 +16,11 @@ StepList horse_steps[SQUARE_NB];
 StepList soldier_steps[COLOR_NB][SQUARE_NB];
 StepList horse_attackers[SQUARE_NB];
 StepList soldier_attackers[COLOR_NB][SQUARE_NB];
+Bitboard king_steps_bb[SQUARE_NB];
+Bitboard advisor_steps_bb[SQUARE_NB];
+Bitboard elephant_steps_bb[SQUARE_NB];
+Bitboard horse_attackers_bb[SQUARE_NB];
+Bitboard soldier_attackers_bb[COLOR_NB][SQUARE_NB];
 
 Bitboard palace_bb[COLOR_NB];
 Bitboard advisor_home_bb[COLOR_NB];
@@ -53,6 +58,14 @@ static void step_add(StepList *l, Square to, Square via)
     l->to[l->n] = (uint8_t)to;
     l->via[l->n] = (uint8_t)via;
     l->n++;
+}
+
+static Bitboard step_points(const StepList *l)
+{
+    Bitboard b = 0;
+    for (int k = 0; k < l->n; k++)
+        b |= bb_square(l->to[k]);
+    return b;
 }
 
 static bool in_palace(int f, int r)
@@ -117,12 +130,10 @@ void attacks_init(void)
 
     for (int i = 0; i < FILE_NB; i++)
         for (unsigned occ = 0; occ < (1u << FILE_NB); occ++)
-            line_fill(FILE_NB, i, occ, &rank_slide[i][occ], &rank_hit1[i][occ],
-                      &rank_hit2[i][occ]);
+            line_fill(FILE_NB, i, occ, &rank_slide[i][occ], &rank_hit1[i][occ], &rank_hit2[i][occ]);
     for (int i = 0; i < RANK_NB; i++)
         for (unsigned occ = 0; occ < (1u << RANK_NB); occ++)
-            line_fill(RANK_NB, i, occ, &file_slide[i][occ], &file_hit1[i][occ],
-                      &file_hit2[i][occ]);
+            line_fill(RANK_NB, i, occ, &file_slide[i][occ], &file_hit1[i][occ], &file_hit2[i][occ]);
 
     for (unsigned m = 0; m < (1u << RANK_NB); m++)
         for (int r = 0; r < RANK_NB; r++)
@@ -167,6 +178,14 @@ void attacks_init(void)
             int lf = hf + (abs(df) == 2 ? df / 2 : 0), lr = hr + (abs(dr) == 2 ? dr / 2 : 0);
             l->via[k] = (uint8_t)sq_make(lf, lr);
         }
+    }
+    for (Square s = 0; s < SQUARE_NB; s++) {
+        king_steps_bb[s] = step_points(&king_steps[s]);
+        advisor_steps_bb[s] = step_points(&advisor_steps[s]);
+        elephant_steps_bb[s] = step_points(&elephant_steps[s]);
+        horse_attackers_bb[s] = step_points(&horse_attackers[s]);
+        for (Color c = RED; c < COLOR_NB; c++)
+            soldier_attackers_bb[c][s] = step_points(&soldier_attackers[c][s]);
     }
     done = true;
 }

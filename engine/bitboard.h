@@ -11,9 +11,18 @@ typedef unsigned __int128 Bitboard;
 
 #define BB_EMPTY ((Bitboard)0)
 
-static inline Bitboard bb_square(Square s) { return (Bitboard)1 << s; }
-static inline bool bb_test(Bitboard b, Square s) { return (b >> s) & 1; }
-static inline bool bb_any(Bitboard b) { return b != 0; }
+static inline Bitboard bb_square(Square s)
+{
+    return (Bitboard)1 << s;
+}
+static inline bool bb_test(Bitboard b, Square s)
+{
+    return (b >> s) & 1;
+}
+static inline bool bb_any(Bitboard b)
+{
+    return b != 0;
+}
 
 static inline int bb_count(Bitboard b)
 {
@@ -34,6 +43,9 @@ static inline Square bb_pop(Bitboard *b)
     return s;
 }
 
-static inline bool bb_more_than_one(Bitboard b) { return (b & (b - 1)) != 0; }
+static inline bool bb_more_than_one(Bitboard b)
+{
+    return (b & (b - 1)) != 0;
+}
 
 #endif

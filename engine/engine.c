@@ -1,9 +1,9 @@
 #include "engine.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "movegen.h"
 #include "notation.h"
 
@@ -13,6 +13,7 @@ struct Engine {
     TT tt;
     int hash_mb;
     EvalParams params;
+    SearchParams tune;
     Search search;
     atomic_bool stop;
 };
@@ -20,7 +21,6 @@ struct Engine {
 Engine *engine_new(void)
 {
     position_init();
-    search_init();
     (void)weights_default(); /* built here, before any search thread can race for it */
     Engine *e = calloc(1, sizeof *e);
     if (!e)
@@ -33,6 +33,8 @@ Engine *engine_new(void)
     e->params = *weights_default();
     e->search.tt = &e->tt;
     e->search.params = &e->params;
+    e->tune = SPSA_PARAMS_DEFAULT;
+    e->search.tune = &e->tune;
     e->search.stop = &e->stop;
     e->search.move_overhead = 10;
     atomic_init(&e->stop, false);
@@ -63,16 +65,10 @@ bool engine_set_position(Engine *e, const char *fen, const char *const *moves, i
         return false;
     for (int i = 0; i < nmoves; i++) {
         Move m = move_from_text(moves[i]);
-        if (m == MOVE_NONE) {
-            snprintf(err->msg, sizeof err->msg, "move %d '%.16s' is not a move in a0-i9 form",
-                     i + 1, moves[i]);
-            return false;
-        }
-        if (!move_is_legal(p, m)) {
-            snprintf(err->msg, sizeof err->msg, "move %d '%.16s' is illegal in this position",
-                     i + 1, moves[i]);
-            return false;
-        }
+        if (m == MOVE_NONE)
+            return ERROR_SET(err, "move %d '%.16s' is not a move in a0-i9 form", i + 1, moves[i]);
+        if (!move_is_legal(p, m))
+            return ERROR_SET(err, "move %d '%.16s' is illegal in this position", i + 1, moves[i]);
         if (pos_history_full(p))
             pos_trim_history(p);
         pos_do_move(p, m);
@@ -81,7 +77,10 @@ bool engine_set_position(Engine *e, const char *fen, const char *const *moves, i
     return true;
 }
 
-const Position *engine_position(const Engine *e) { return &e->pos; }
+const Position *engine_position(const Engine *e)
+{
+    return &e->pos;
+}
 
 SearchResult engine_search(Engine *e, const SearchLimits *limits, const SearchCallbacks *cb)
 {
@@ -89,7 +88,10 @@ SearchResult engine_search(Engine *e, const SearchLimits *limits, const SearchCa
     return search_run(&e->search, &e->pos, limits, cb);
 }
 
-void engine_stop(Engine *e) { atomic_store(&e->stop, true); }
+void engine_stop(Engine *e)
+{
+    atomic_store(&e->stop, true);
+}
 
 bool engine_set_hash(Engine *e, size_t mb)
 {
@@ -102,9 +104,18 @@ bool engine_set_hash(Engine *e, size_t mb)
     return true;
 }
 
-void engine_clear_hash(Engine *e) { tt_clear(&e->tt); }
-int engine_hash_mb(const Engine *e) { return e->hash_mb; }
-void engine_set_move_overhead(Engine *e, int ms) { e->search.move_overhead = ms; }
+void engine_clear_hash(Engine *e)
+{
+    tt_clear(&e->tt);
+}
+int engine_hash_mb(const Engine *e)
+{
+    return e->hash_mb;
+}
+void engine_set_move_overhead(Engine *e, int ms)
+{
+    e->search.move_overhead = ms;
+}
 
 bool engine_load_weights(Engine *e, const char *path, WeightsError *err)
 {
@@ -116,9 +127,29 @@ bool engine_save_weights(const Engine *e, const char *path, WeightsError *err)
     return weights_save(path, &e->params, err);
 }
 
-const EvalParams *engine_weights(const Engine *e) { return &e->params; }
+const EvalParams *engine_weights(const Engine *e)
+{
+    return &e->params;
+}
 
-Value engine_eval(const Engine *e) { return evaluate(&e->pos, &e->params); }
+bool engine_set_search_param(Engine *e, int index, long long value)
+{
+    return index >= 0 && index < SPSA_PARAM_NB && spsa_params_set(&e->tune, index, value);
+}
+
+const SearchParams *engine_search_params(const Engine *e)
+{
+    return &e->tune;
+}
+void engine_reset_search_params(Engine *e)
+{
+    e->tune = SPSA_PARAMS_DEFAULT;
+}
+
+Value engine_eval(const Engine *e)
+{
+    return evaluate(&e->pos, &e->params);
+}
 
 void engine_eval_breakdown(const Engine *e, EvalBreakdown *out)
 {

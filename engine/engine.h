@@ -51,6 +51,12 @@ bool engine_load_weights(Engine *e, const char *path, WeightsError *err);
 bool engine_save_weights(const Engine *e, const char *path, WeightsError *err);
 const EvalParams *engine_weights(const Engine *e);
 
+/* The search's tunable constants (spsa_params.h), the defaults in a new engine. Setting
+ * one outside its range, or one that does not exist, is false and changes nothing. */
+bool engine_set_search_param(Engine *e, int index, long long value);
+const SearchParams *engine_search_params(const Engine *e);
+void engine_reset_search_params(Engine *e);
+
 /* Static evaluation of the current position, from the side to move's view. */
 Value engine_eval(const Engine *e);
 void engine_eval_breakdown(const Engine *e, EvalBreakdown *out);
@@ -65,9 +71,9 @@ typedef struct {
     Move best; /* of the last position */
 } BenchResult;
 enum { BENCH_DEPTH_DEFAULT = 10 };
-BenchResult engine_bench(Engine *e, int depth, void (*on_position)(void *ctx, int index,
-                                                                  const char *fen,
-                                                                  const SearchResult *r),
+BenchResult engine_bench(Engine *e, int depth,
+                         void (*on_position)(void *ctx, int index, const char *fen,
+                                             const SearchResult *r),
                          void *ctx);
 
 #endif

@@ -17,7 +17,16 @@ bool error_set(char *msg, size_t size, const char *fmt, ...) __attribute__((form
 bool error_setv(char *msg, size_t size, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
 
+/* Always false, where the compiler sees it: a function that returns ERROR_SET(...) is
+ * then known to set its out-parameters whenever it returns true. */
+static inline bool error_false(bool formatted)
+{
+    (void)formatted;
+    return false;
+}
+
 /* err: a pointer to any struct with a `char msg[N]` member, or NULL. */
-#define ERROR_SET(err, ...) error_set((err) ? (err)->msg : NULL, sizeof (err)->msg, __VA_ARGS__)
+#define ERROR_SET(err, ...) \
+    error_false(error_set((err) ? (err)->msg : NULL, sizeof(err)->msg, __VA_ARGS__))
 
 #endif

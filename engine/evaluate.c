@@ -32,8 +32,8 @@ static inline void acc_add(Acc *a, Color c, Score s, int term, int param, int n)
 #endif
 }
 
-#define ADD(a, p, c, name, idx, n)                                                            \
-    acc_add((a), (c), (p)->name[(idx)], EVAL_TERM_##name,                                     \
+#define ADD(a, p, c, name, idx, n)                        \
+    acc_add((a), (c), (p)->name[(idx)], EVAL_TERM_##name, \
             (int)(offsetof(EvalParams, name) / sizeof(Score)) + (idx), (n))
 
 /* Red's view of a point: Black's pieces are mirrored top to bottom. */
@@ -61,7 +61,7 @@ int eval_phase(const Position *pos)
 typedef struct {
     Bitboard by_type[COLOR_NB][PIECE_TYPE_NB];
     Bitboard all[COLOR_NB];
-    int palace_units[COLOR_NB]; /* attack units of each side against the other's palace */
+    int palace_units[COLOR_NB];      /* attack units of each side against the other's palace */
     Bitboard cannon_moves[COLOR_NB]; /* quiet cannon destinations (its attacks are captures) */
 } Attacks;
 
@@ -137,33 +137,28 @@ static void eval_pieces(const Position *pos, const EvalParams *p, Color c, Acc *
     int others = bb_count(pos->occupied) - 2;
     for (bb = pos_pieces(pos, c, CHARIOT); bb;) {
         Square s = bb_pop(&bb);
-        int f = sq_file(s), r = sq_rank(s);
-        unsigned ro = pos->rank_occ[r], fo = pos->file_occ[f];
         ADD(a, p, c, psqt_chariot, relative_sq(c, s), 1);
-        Bitboard slide = line_on_rank(rank_slide[f][ro], r) | line_on_file(file_slide[r][fo], f);
-        Bitboard hits = line_on_rank(rank_hit1[f][ro], r) | line_on_file(file_hit1[r][fo], f);
+        Bitboard slide, hits = pos_slider_targets(pos, s, CHARIOT, &slide);
         ADD(a, p, c, mobility_chariot, bb_count(slide) + bb_count(hits & enemy), 1);
         attacks_add(at, c, CHARIOT, slide | hits);
-        if (!(soldiers_all & file_bb[f]))
+        Bitboard file = file_bb[sq_file(s)];
+        if (!(soldiers_all & file))
             ADD(a, p, c, chariot_open_file, 0, 1);
-        else if (!(pos_pieces(pos, c, SOLDIER) & file_bb[f]))
+        else if (!(pos_pieces(pos, c, SOLDIER) & file))
             ADD(a, p, c, chariot_half_open, 0, 1);
     }
     Square eks = pos->king_sq[color_flip(c)];
     for (bb = pos_pieces(pos, c, CANNON); bb;) {
         Square s = bb_pop(&bb);
-        int f = sq_file(s), r = sq_rank(s);
-        unsigned ro = pos->rank_occ[r], fo = pos->file_occ[f];
         ADD(a, p, c, psqt_cannon, relative_sq(c, s), 1);
-        Bitboard slide = line_on_rank(rank_slide[f][ro], r) | line_on_file(file_slide[r][fo], f);
-        Bitboard hits = line_on_rank(rank_hit2[f][ro], r) | line_on_file(file_hit2[r][fo], f);
+        Bitboard slide, hits = pos_slider_targets(pos, s, CANNON, &slide);
         int mob = bb_count(slide) + bb_count(hits & enemy);
         ADD(a, p, c, mobility_cannon, mob > 17 ? 17 : mob, 1);
         attacks_add(at, c, CANNON, hits);
         at->cannon_moves[c] |= slide;
         int half = (others - 1) / 2;
         ADD(a, p, c, cannon_pieces, half > 9 ? 9 : half, 1);
-        if (sq_file(eks) == f) {
+        if (sq_file(eks) == sq_file(s)) {
             int between = bb_count(between_bb(s, eks) & pos->occupied);
             if (between == 0)
                 ADD(a, p, c, cannon_open_head, 0, 1);
@@ -196,8 +191,8 @@ static void eval_safety(const Position *pos, const EvalParams *p, Color c, Acc *
     unsigned ro = pos->rank_occ[kr], fo = pos->file_occ[kf];
     unsigned rh1 = rank_hit1[kf][ro], fh1 = file_hit1[kr][fo];
     Bitboard safe = ~at->all[c] & ~pos->by_color[them];
-    Bitboard rook_lines = line_on_rank(rank_slide[kf][ro] | rh1, kr) |
-                          line_on_file(file_slide[kr][fo] | fh1, kf);
+    Bitboard rook_lines =
+        line_on_rank(rank_slide[kf][ro] | rh1, kr) | line_on_file(file_slide[kr][fo] | fh1, kf);
     /* a cannon checks from beyond the first piece, up to and including the second */
     Bitboard screen_lines =
         line_on_rank((rank_slide[kf][ro & ~rh1] & ~rank_slide[kf][ro] & ~rh1) | rank_hit2[kf][ro],
@@ -226,7 +221,8 @@ static void eval_safety(const Position *pos, const EvalParams *p, Color c, Acc *
         ADD(a, p, them, king_danger, units > 15 ? 15 : units, 1);
     }
     Bitboard file_line = file_bb[sq_file(pos->king_sq[c])];
-    int exposed = bb_count(file_line & (pos_pieces(pos, them, CHARIOT) | pos_pieces(pos, them, CANNON)));
+    int exposed =
+        bb_count(file_line & (pos_pieces(pos, them, CHARIOT) | pos_pieces(pos, them, CANNON)));
     if (exposed)
         ADD(a, p, c, king_exposed_file, 0, exposed);
 
@@ -280,18 +276,15 @@ static Value eval_red(const Position *pos, const EvalParams *p, Acc *a, int *pha
 #ifndef CHUHE_TRACE
 Value evaluate(const Position *pos, const EvalParams *params)
 {
-    Acc a;
-    memset(&a, 0, sizeof a);
+    Acc a = {0};
     Value v = eval_red(pos, params, &a, NULL);
     return pos->side == RED ? v : -v;
 }
 
 void eval_breakdown(const Position *pos, const EvalParams *params, EvalBreakdown *out)
 {
-    Acc a;
-    memset(&a, 0, sizeof a);
     memset(out, 0, sizeof *out);
-    a.bd = out;
+    Acc a = {.bd = out};
     out->total = eval_red(pos, params, &a, &out->phase);
 }
 
@@ -299,10 +292,8 @@ void eval_breakdown(const Position *pos, const EvalParams *params, EvalBreakdown
 
 Value evaluate_traced(const Position *pos, const EvalParams *params, EvalTrace *trace)
 {
-    Acc a;
-    memset(&a, 0, sizeof a);
     memset(trace, 0, sizeof *trace);
-    a.trace = trace;
+    Acc a = {.trace = trace};
     trace->eval = eval_red(pos, params, &a, &trace->phase);
     return trace->eval;
 }

@@ -1,10 +1,9 @@
 #include "game.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "movegen.h"
 #include "notation.h"
 #include "rules.h"
@@ -20,20 +19,6 @@ typedef struct {
     int level[COLOR_NB];
     int64_t clock[COLOR_NB]; /* ms left; meaningful for players with a clock */
 } GameState;
-
-static GameStatus game_fail(GameError *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static GameStatus game_fail(GameError *err, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-    return GAME_ERROR;
-}
 
 void game_settings_default(GameSettings *s)
 {
@@ -75,8 +60,8 @@ static GameStatus search_move(GameState *g, GamePlayer *p, GamePlayer *opp, Colo
     if (clocked) {
         limits.time[mover] = g->clock[mover] > 1 ? g->clock[mover] : 1;
         limits.inc[mover] = p->clock_inc_ms;
-        limits.time[them] = opp->clock_base_ms > 0 ? (g->clock[them] > 1 ? g->clock[them] : 1)
-                                                   : limits.time[mover];
+        limits.time[them] =
+            opp->clock_base_ms > 0 ? (g->clock[them] > 1 ? g->clock[them] : 1) : limits.time[mover];
         limits.inc[them] = opp->clock_base_ms > 0 ? opp->clock_inc_ms : p->clock_inc_ms;
     }
     int64_t allowed = clocked           ? g->clock[mover] + p->margin_ms
@@ -89,8 +74,8 @@ static GameStatus search_move(GameState *g, GamePlayer *p, GamePlayer *opp, Colo
         int64_t deadline = allowed >= 0 ? t0 + (allowed > 0 ? allowed : 1)
                                         : t0 + (p->hang_ms > 0 ? p->hang_ms : 60000);
         memset(&res, 0, sizeof res);
-        GameSearchStatus st = p->search(p->search_ctx, r->start_fen, g->moves, r->nplies,
-                                        &limits, deadline, &res);
+        GameSearchStatus st =
+            p->search(p->search_ctx, r->start_fen, g->moves, r->nplies, &limits, deadline, &res);
         if (st == GAME_SEARCH_CRASH || (st == GAME_SEARCH_TIMEOUT && allowed < 0)) {
             *lost = REASON_ENGINE_CRASH;
             return GAME_OK;
@@ -105,8 +90,10 @@ static GameStatus search_move(GameState *g, GamePlayer *p, GamePlayer *opp, Colo
         }
     } else {
         PosError perr;
-        if (!engine_set_position(p->engine, r->start_fen, g->moves, r->nplies, &perr))
-            return game_fail(err, "engine refused the game position: %s", perr.msg);
+        if (!engine_set_position(p->engine, r->start_fen, g->moves, r->nplies, &perr)) {
+            ERROR_SET(err, "engine refused the game position: %s", perr.msg);
+            return GAME_ERROR;
+        }
         res = engine_search(p->engine, &limits, NULL);
     }
     int64_t elapsed = time_now_ms() - t0;
@@ -165,14 +152,19 @@ static GameStatus play_on(GameState *g, GamePlayer *red, GamePlayer *black, cons
         s->max_plies > 0 && s->max_plies < RECORD_MAX_PLIES ? s->max_plies : RECORD_MAX_PLIES;
     Opening start = *op;
     PosError perr;
-    if (!opening_check(&start, &perr))
-        return game_fail(err, "opening: %s", perr.msg);
-    if (start.nmoves > max_plies)
-        return game_fail(err, "opening has %d moves, more than the %d-ply limit", start.nmoves,
-                         max_plies);
+    if (!opening_check(&start, &perr)) {
+        ERROR_SET(err, "opening: %s", perr.msg);
+        return GAME_ERROR;
+    }
+    if (start.nmoves > max_plies) {
+        ERROR_SET(err, "opening has %d moves, more than the %d-ply limit", start.nmoves, max_plies);
+        return GAME_ERROR;
+    }
     record_init(r, game_id, start.fen);
-    if (!pos_set_fen(&g->pos, start.fen, &perr))
-        return game_fail(err, "opening: %s", perr.msg);
+    if (!pos_set_fen(&g->pos, start.fen, &perr)) {
+        ERROR_SET(err, "opening: %s", perr.msg);
+        return GAME_ERROR;
+    }
     memset(g->losing, 0, sizeof g->losing);
     memset(g->winning, 0, sizeof g->winning);
     memset(g->level, 0, sizeof g->level);
@@ -228,8 +220,10 @@ static GameStatus play_on(GameState *g, GamePlayer *red, GamePlayer *black, cons
                 return GAME_OK;
             }
         }
-        if (!play_move(g, r, &ply))
-            return game_fail(err, "record full after %d plies", r->nplies);
+        if (!play_move(g, r, &ply)) {
+            ERROR_SET(err, "record full after %d plies", r->nplies);
+            return GAME_ERROR;
+        }
         if (!(ply.flags & RECORD_FLAG_OPENING))
             adjudged = adjudicate(g, s, mover, index, ply.score, &adjudged_reason);
         if (s->on_ply && !s->on_ply(s->ctx, r))
@@ -247,11 +241,15 @@ GameStatus game_play(GamePlayer *red, GamePlayer *black, const Opening *op,
         settings = &defaults;
     }
     if (!red || !black || (!red->engine && !red->search) || (!black->engine && !black->search) ||
-        !op)
-        return game_fail(err, "game_play needs two players with engines and an opening");
+        !op) {
+        ERROR_SET(err, "game_play needs two players with engines and an opening");
+        return GAME_ERROR;
+    }
     GameState *g = malloc(sizeof *g);
-    if (!g)
-        return game_fail(err, "out of memory");
+    if (!g) {
+        ERROR_SET(err, "out of memory");
+        return GAME_ERROR;
+    }
     GameStatus st = play_on(g, red, black, op, settings, game_id, out, err);
     free(g);
     return st;

@@ -29,10 +29,9 @@ typedef enum {
  * limits with the clocks filled in, and a deadline (ms of time_now_ms(); 0 none) after
  * which it must give up with GAME_SEARCH_TIMEOUT. Fills best, score, depth, nodes.
  */
-typedef GameSearchStatus (*GameSearchFn)(void *ctx, const char *start_fen,
-                                         const char *const *moves, int nmoves,
-                                         const SearchLimits *limits, int64_t deadline_ms,
-                                         SearchResult *out);
+typedef GameSearchStatus (*GameSearchFn)(void *ctx, const char *start_fen, const char *const *moves,
+                                         int nmoves, const SearchLimits *limits,
+                                         int64_t deadline_ms, SearchResult *out);
 
 /*
  * One side's player: either an in-process engine (engine set, search NULL) or a search

@@ -8,45 +8,26 @@ enum { GEN_CAPTURES = 1, GEN_QUIETS = 2, GEN_ALL = 3 };
 
 #define BOARD_BB ((((Bitboard)1) << SQUARE_NB) - 1)
 
-static inline Bitboard on_rank(unsigned mask, int r) { return line_on_rank(mask, r); }
-static inline Bitboard on_file(unsigned mask, int f) { return line_on_file(mask, f); }
-static inline Bitboard between(Square a, Square b) { return between_bb(a, b); }
+static inline Bitboard between(Square a, Square b)
+{
+    return between_bb(a, b);
+}
 
 /*
  * Whether the general of the side to move is safe after from->to, judged on the
- * occupancy the move leaves, without making it. Covers every attacker, the horse legs
- * and cannon screens the move opens or closes, and the facing generals.
+ * occupancy the move leaves, without making it: the horse legs and cannon screens the
+ * move opens or closes, and the facing generals, are all read from that occupancy.
  */
 static bool king_safe_after(const Position *pos, Square from, Square to)
 {
-    Color us = pos->side, them = color_flip(us);
-    const uint8_t *b = pos->board;
-    Square ks = piece_type((Piece)b[from]) == KING ? to : pos->king_sq[us];
-    int kf = sq_file(ks), kr = sq_rank(ks);
+    Color them = color_flip(pos->side);
+    Square ks = piece_type((Piece)pos->board[from]) == KING ? to : pos->king_sq[pos->side];
     unsigned ro, fo;
     pos_lines_after(pos, ks, from, to, &ro, &fo);
-
-    /* The point `to` holds our piece afterwards: never an attacker. */
-    Bitboard keep = ~bb_square(to);
-    Bitboard hit1 = on_rank(rank_hit1[kf][ro], kr) | on_file(file_hit1[kr][fo], kf);
-    Bitboard hit2 = on_rank(rank_hit2[kf][ro], kr) | on_file(file_hit2[kr][fo], kf);
-    Bitboard rooks = pos_pieces(pos, them, CHARIOT) | pos_pieces(pos, them, KING);
-    if ((hit1 & rooks & keep) || (hit2 & pos_pieces(pos, them, CANNON) & keep))
-        return false;
-
-    const StepList *h = &horse_attackers[ks];
-    Piece horse = piece_make(them, HORSE);
-    for (int k = 0; k < h->n; k++) {
-        Square hs = h->to[k], leg = h->via[k];
-        if (b[hs] == horse && hs != to && leg != to && (leg == from || !b[leg]))
-            return false;
-    }
-    const StepList *p = &soldier_attackers[them][ks];
-    Piece soldier = piece_make(them, SOLDIER);
-    for (int k = 0; k < p->n; k++)
-        if (b[p->to[k]] == soldier && p->to[k] != to)
-            return false;
-    return true;
+    Bitboard occ = (pos->occupied ^ bb_square(from)) | bb_square(to);
+    const Bitboard *theirs = &pos->by_piece[piece_make(them, NO_PIECE_TYPE)];
+    /* `to` holds our piece afterwards: what was taken there attacks no more */
+    return !(attacks_to(theirs, them, ks, occ, ro, fo, true) & ~bb_square(to));
 }
 
 bool move_keeps_king_safe(const Position *pos, Move m)
@@ -173,44 +154,26 @@ static void evasion_targets(const Position *pos, Bitboard *to_mask, Bitboard *sc
 static inline Bitboard piece_dests(const Position *pos, Square s, PieceType t, Color us,
                                    Bitboard quiet_mask, Bitboard cap_mask)
 {
-    const uint8_t *b = pos->board;
-    int f = sq_file(s), r = sq_rank(s);
     Bitboard d = 0;
     const StepList *l;
     switch (t) {
-    case CHARIOT: {
-        unsigned ro = pos->rank_occ[r], fo = pos->file_occ[f];
-        d = ((on_rank(rank_slide[f][ro], r) | on_file(file_slide[r][fo], f)) & quiet_mask) |
-            ((on_rank(rank_hit1[f][ro], r) | on_file(file_hit1[r][fo], f)) & cap_mask);
-        return d;
-    }
+    case CHARIOT:
     case CANNON: {
-        unsigned ro = pos->rank_occ[r], fo = pos->file_occ[f];
-        d = ((on_rank(rank_slide[f][ro], r) | on_file(file_slide[r][fo], f)) & quiet_mask) |
-            ((on_rank(rank_hit2[f][ro], r) | on_file(file_hit2[r][fo], f)) & cap_mask);
-        return d;
+        Bitboard slide, hits = pos_slider_targets(pos, s, t, &slide);
+        return (slide & quiet_mask) | (hits & cap_mask);
     }
     case HORSE:
-        l = &horse_steps[s];
-        for (int k = 0; k < l->n; k++)
-            if (!b[l->via[k]])
-                d |= bb_square(l->to[k]);
-        break;
     case ELEPHANT:
-        l = &elephant_steps[s];
+        l = t == HORSE ? &horse_steps[s] : &elephant_steps[s];
         for (int k = 0; k < l->n; k++)
-            if (!b[l->via[k]])
+            if (!pos->board[l->via[k]])
                 d |= bb_square(l->to[k]);
         break;
     case ADVISOR:
-        l = &advisor_steps[s];
-        for (int k = 0; k < l->n; k++)
-            d |= bb_square(l->to[k]);
+        d = advisor_steps_bb[s];
         break;
     case KING:
-        l = &king_steps[s];
-        for (int k = 0; k < l->n; k++)
-            d |= bb_square(l->to[k]);
+        d = king_steps_bb[s];
         break;
     case SOLDIER:
         l = &soldier_steps[us][s];
@@ -221,6 +184,21 @@ static inline Bitboard piece_dests(const Position *pos, Square s, PieceType t, C
         break;
     }
     return d & (quiet_mask | cap_mask);
+}
+
+/* Stores (or with out == NULL only counts) the moves from s to the points of d that
+ * leave the general safe; returns the new count. */
+static inline int add_safe(const Position *pos, Square s, Bitboard d, Move *out, int n)
+{
+    while (d) {
+        Square to = bb_pop(&d);
+        if (king_safe_after(pos, s, to)) {
+            if (out)
+                out[n] = move_make(s, to);
+            n++;
+        }
+    }
+    return n;
 }
 
 static const PieceType GEN_ORDER[] = {CHARIOT, CANNON, HORSE, SOLDIER, ELEPHANT, ADVISOR};
@@ -251,15 +229,7 @@ static inline __attribute__((always_inline)) int generate(const Position *pos, M
             while (pcs) {
                 Square s = bb_pop(&pcs);
                 if (bb_test(sh.pinned, s)) {
-                    Bitboard d = piece_dests(pos, s, t, us, quiet_mask, cap_mask);
-                    while (d) {
-                        Square to = bb_pop(&d);
-                        if (king_safe_after(pos, s, to)) {
-                            if (out)
-                                out[n] = move_make(s, to);
-                            n++;
-                        }
-                    }
+                    n = add_safe(pos, s, piece_dests(pos, s, t, us, quiet_mask, cap_mask), out, n);
                     continue;
                 }
                 Bitboard d = piece_dests(pos, s, t, us, safe_quiet, cap_mask);
@@ -282,36 +252,33 @@ static inline __attribute__((always_inline)) int generate(const Position *pos, M
                 Bitboard d = piece_dests(pos, s, t, us, quiet_mask, cap_mask);
                 if (!bb_test(screens, s))
                     d &= to_mask;
-                while (d) {
-                    Square to = bb_pop(&d);
-                    if (king_safe_after(pos, s, to)) {
-                        if (out)
-                            out[n] = move_make(s, to);
-                        n++;
-                    }
-                }
+                n = add_safe(pos, s, d, out, n);
             }
         }
     }
     Square ks = pos->king_sq[us];
-    Bitboard d = piece_dests(pos, ks, KING, us, quiet_mask, cap_mask);
-    while (d) {
-        Square to = bb_pop(&d);
-        if (king_safe_after(pos, ks, to)) {
-            if (out)
-                out[n] = move_make(ks, to);
-            n++;
-        }
-    }
+    n = add_safe(pos, ks, piece_dests(pos, ks, KING, us, quiet_mask, cap_mask), out, n);
     if (list)
         list->count = n;
     return n;
 }
 
-int gen_legal(const Position *pos, MoveList *list) { return generate(pos, list, GEN_ALL); }
-int gen_captures(const Position *pos, MoveList *list) { return generate(pos, list, GEN_CAPTURES); }
-int gen_quiets(const Position *pos, MoveList *list) { return generate(pos, list, GEN_QUIETS); }
-int gen_count(const Position *pos) { return generate(pos, NULL, GEN_ALL); }
+int gen_legal(const Position *pos, MoveList *list)
+{
+    return generate(pos, list, GEN_ALL);
+}
+int gen_captures(const Position *pos, MoveList *list)
+{
+    return generate(pos, list, GEN_CAPTURES);
+}
+int gen_quiets(const Position *pos, MoveList *list)
+{
+    return generate(pos, list, GEN_QUIETS);
+}
+int gen_count(const Position *pos)
+{
+    return generate(pos, NULL, GEN_ALL);
+}
 
 int gen_evasions(const Position *pos, MoveList *list)
 {
@@ -336,4 +303,3 @@ bool move_is_legal(const Position *pos, Move m)
         return false;
     return king_safe_after(pos, from, to);
 }
-

@@ -77,6 +77,27 @@ bool numparse_int(const char *option, const char *text, long long min, long long
     return true;
 }
 
+bool numparse_u64(const char *option, const char *text, uint64_t min, uint64_t max, uint64_t *out,
+                  char *msg, size_t size)
+{
+    char buf[SHOWN_MAX + 4];
+    unsigned long long lo = min, hi = max;
+    if (!text)
+        return error_set(msg, size, "%s: needs a whole number (allowed: %llu..%llu)", option, lo,
+                         hi);
+    if (!is_integer(text))
+        return error_set(msg, size, "%s: '%s' is not a whole number (allowed: %llu..%llu)", option,
+                         shown(text, buf), lo, hi);
+    /* strtoull would wrap "-1" around to UINT64_MAX */
+    errno = 0;
+    unsigned long long v = strtoull(text, NULL, 10);
+    if (errno == ERANGE || (*text == '-' && v != 0) || v < lo || v > hi)
+        return error_set(msg, size, "%s: '%s' is out of range (allowed: %llu..%llu)", option,
+                         shown(text, buf), lo, hi);
+    *out = v;
+    return true;
+}
+
 bool numparse_double(const char *option, const char *text, double min, double max, double *out,
                      char *msg, size_t size)
 {

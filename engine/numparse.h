@@ -19,9 +19,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 bool numparse_int(const char *option, const char *text, long long min, long long max,
                   long long *out, char *msg, size_t size);
+/* A whole number up to UINT64_MAX (seeds, counts): as numparse_int, with no sign but an
+ * optional '+' ("-0" is 0, any other negative number is out of range). */
+bool numparse_u64(const char *option, const char *text, uint64_t min, uint64_t max, uint64_t *out,
+                  char *msg, size_t size);
 bool numparse_double(const char *option, const char *text, double min, double max, double *out,
                      char *msg, size_t size);
 

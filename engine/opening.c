@@ -2,28 +2,16 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+#include "error.h"
 #include "movegen.h"
 #include "notation.h"
 #include "pgn_read.h"
 #include "rules.h"
-
-static bool fail(PosError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static bool fail(PosError *err, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-    return false;
-}
 
 /* Verdict before the first move, between moves and at the end: a game may neither
  * start nor pass through a finished position. */
@@ -31,25 +19,25 @@ static bool check_on(Opening *op, Position *pos, PosError *err)
 {
     PosError fen_err;
     if (!memchr(op->fen, '\0', sizeof op->fen))
-        return fail(err, "FEN is not terminated");
+        return ERROR_SET(err, "FEN is not terminated");
     if (!pos_set_fen(pos, op->fen, &fen_err))
-        return fail(err, "%s", fen_err.msg);
+        return ERROR_SET(err, "%s", fen_err.msg);
     if (op->nmoves < 0 || op->nmoves > OPENING_MAX_MOVES)
-        return fail(err, "%d opening moves (at most %d)", op->nmoves, OPENING_MAX_MOVES);
+        return ERROR_SET(err, "%d opening moves (at most %d)", op->nmoves, OPENING_MAX_MOVES);
     char fen[RECORD_FEN_MAX];
     pos_get_fen(pos, fen, sizeof fen);
     for (int i = 0;; i++) {
         Verdict v = rules_judge_game(pos);
         if (v.result != RESULT_NONE)
-            return fail(err,
-                        "the game is over after %d opening moves (%s for the side to move, %s)", i,
-                        rules_result_name(v.result), rules_reason_name(v.reason));
+            return ERROR_SET(
+                err, "the game is over after %d opening moves (%s for the side to move, %s)", i,
+                rules_result_name(v.result), rules_reason_name(v.reason));
         if (i == op->nmoves)
             break;
         if (!move_is_legal(pos, op->moves[i])) {
             char text[5];
             move_to_text(op->moves[i], text);
-            return fail(err, "opening move %d (%s) is illegal", i + 1, text);
+            return ERROR_SET(err, "opening move %d (%s) is illegal", i + 1, text);
         }
         pos_do_move(pos, op->moves[i]);
     }
@@ -61,7 +49,7 @@ bool opening_check(Opening *op, PosError *err)
 {
     Position *pos = malloc(sizeof *pos);
     if (!pos)
-        return fail(err, "out of memory");
+        return ERROR_SET(err, "out of memory");
     bool ok = check_on(op, pos, err);
     free(pos);
     return ok;
@@ -103,7 +91,7 @@ static bool parse_operations(const char *p, long *halfmove, long *fullmove, PosE
         if (!*p)
             return true;
         if (!isalpha((unsigned char)*p))
-            return fail(err, "EPD operation expected at '%.20s'", p);
+            return ERROR_SET(err, "EPD operation expected at '%.20s'", p);
         const char *op = p;
         while (isalnum((unsigned char)*p) || *p == '_')
             p++;
@@ -116,18 +104,20 @@ static bool parse_operations(const char *p, long *halfmove, long *fullmove, PosE
             p++;
         }
         if (quoted)
-            return fail(err, "EPD operation '%.*s' has an unterminated string", (int)oplen, op);
+            return ERROR_SET(err, "EPD operation '%.*s' has an unterminated string", (int)oplen,
+                             op);
         const char *end = p;
         while (end > args && isspace((unsigned char)end[-1]))
             end--;
         bool is_hmvc = oplen == 4 && !strncmp(op, "hmvc", 4);
         bool is_fmvn = oplen == 4 && !strncmp(op, "fmvn", 4);
         if (is_hmvc && !parse_number(args, (size_t)(end - args), 119, halfmove))
-            return fail(err, "EPD hmvc '%.*s' is not a number from 0 to 119", (int)(end - args),
-                        args);
+            return ERROR_SET(err, "EPD hmvc '%.*s' is not a number from 0 to 119",
+                             (int)(end - args), args);
         if (is_fmvn &&
             (!parse_number(args, (size_t)(end - args), 100000, fullmove) || *fullmove < 1))
-            return fail(err, "EPD fmvn '%.*s' is not a positive number", (int)(end - args), args);
+            return ERROR_SET(err, "EPD fmvn '%.*s' is not a positive number", (int)(end - args),
+                             args);
         if (*p == ';')
             p++;
     }
@@ -146,13 +136,13 @@ bool opening_parse_line(Opening *op, const char *line, PosError *err)
         if (n == 0)
             break;
         if (n >= sizeof fields[nf])
-            return fail(err, "position field %d is too long", nf + 1);
+            return ERROR_SET(err, "position field %d is too long", nf + 1);
         memcpy(fields[nf], p, n);
         fields[nf][n] = '\0';
         p += n;
     }
     if (nf < 2)
-        return fail(err, "a position needs at least a board and a side to move");
+        return ERROR_SET(err, "a position needs at least a board and a side to move");
 
     long halfmove = 0, fullmove = 1;
     p = skip_space(p);
@@ -168,17 +158,17 @@ bool opening_parse_line(Opening *op, const char *line, PosError *err)
             p++;
         size_t fl = (size_t)(p - f);
         if (nf != 4 || !parse_number(h, hl, 119, &halfmove))
-            return fail(err,
-                        "half-move clock '%.*s' is not a number from 0 to 119 after "
-                        "four position fields",
-                        (int)hl, h);
+            return ERROR_SET(err,
+                             "half-move clock '%.*s' is not a number from 0 to 119 after "
+                             "four position fields",
+                             (int)hl, h);
         if (!parse_number(f, fl, 100000, &fullmove) || fullmove < 1)
-            return fail(err, "move number '%.*s' is not a positive number", (int)fl, f);
+            return ERROR_SET(err, "move number '%.*s' is not a positive number", (int)fl, f);
         p = skip_space(p);
         if (*p == ';')
             p++;
         else if (*p)
-            return fail(err, "unexpected '%.20s' after the move number", p);
+            return ERROR_SET(err, "unexpected '%.20s' after the move number", p);
     } else if (*p == ';') {
         p++;
     }
@@ -190,7 +180,7 @@ bool opening_parse_line(Opening *op, const char *line, PosError *err)
     int len = snprintf(tmp.fen, sizeof tmp.fen, "%s %s %s %s %ld %ld", fields[0], fields[1],
                        nf > 2 ? fields[2] : "-", nf > 3 ? fields[3] : "-", halfmove, fullmove);
     if (len < 0 || (size_t)len >= sizeof tmp.fen)
-        return fail(err, "position is too long for a FEN");
+        return ERROR_SET(err, "position is too long for a FEN");
     if (!opening_check(&tmp, err))
         return false;
     *op = tmp;
@@ -216,29 +206,11 @@ void opening_list_free(OpeningList *list)
 
 bool opening_list_add(OpeningList *list, const Opening *op)
 {
-    if (list->count == list->capacity) {
-        int cap = list->capacity ? list->capacity * 2 : 64;
-        Opening *items = realloc(list->items, (size_t)cap * sizeof *items);
-        if (!items)
-            return false;
-        list->items = items;
-        list->capacity = cap;
-    }
+    if (!array_reserve((void **)&list->items, &list->capacity, (size_t)list->count + 1,
+                       sizeof *list->items, 64))
+        return false;
     list->items[list->count++] = *op;
     return true;
-}
-
-static void set_error(OpeningError *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void set_error(OpeningError *err, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
 }
 
 int opening_list_load(OpeningList *list, const char *path, OpeningErrorFn on_error, void *ctx,
@@ -246,7 +218,7 @@ int opening_list_load(OpeningList *list, const char *path, OpeningErrorFn on_err
 {
     FILE *f = fopen(path, "r");
     if (!f) {
-        set_error(err, "%s: %s", path, strerror(errno));
+        ERROR_SET(err, "%s: %s", path, strerror(errno));
         return -1;
     }
     int before = list->count, bad = 0;
@@ -271,13 +243,13 @@ int opening_list_load(OpeningList *list, const char *path, OpeningErrorFn on_err
             continue;
         }
         if (!opening_list_add(list, &op)) {
-            set_error(err, "%s:%ld: out of memory", path, lineno);
+            ERROR_SET(err, "%s:%ld: out of memory", path, lineno);
             failed = true;
             break;
         }
     }
     if (!failed && ferror(f)) {
-        set_error(err, "%s: read error after line %ld", path, lineno);
+        ERROR_SET(err, "%s: read error after line %ld", path, lineno);
         failed = true;
     }
     free(line);
@@ -316,7 +288,7 @@ int opening_list_load_pgn(OpeningList *list, const char *path, int max_plies,
     PgnGame *g = malloc(sizeof *g);
     Position *pos = malloc(sizeof *pos);
     if (!r || !g || !pos) {
-        set_error(err, "%s", r ? "out of memory" : perr.msg);
+        ERROR_SET(err, "%s", r ? "out of memory" : perr.msg);
         pgn_reader_close(&r);
         free(g);
         free(pos);
@@ -329,7 +301,7 @@ int opening_list_load_pgn(OpeningList *list, const char *path, int max_plies,
         Opening op;
         PosError operr;
         if (got < -1) {
-            set_error(err, "%s", perr.msg);
+            ERROR_SET(err, "%s", perr.msg);
             failed = true;
             break;
         }
@@ -340,7 +312,7 @@ int opening_list_load_pgn(OpeningList *list, const char *path, int max_plies,
                      operr.msg);
         } else {
             if (!opening_list_add(list, &op)) {
-                set_error(err, "%s: game %d: out of memory", path, g->number);
+                ERROR_SET(err, "%s: game %d: out of memory", path, g->number);
                 failed = true;
                 break;
             }
@@ -409,10 +381,8 @@ static bool search_score(Engine *e, const Opening *op, uint64_t nodes, int *scor
     }
     PosError perr;
     engine_new_game(e);
-    if (!engine_set_position(e, op->fen, moves, op->nmoves, &perr)) {
-        set_error(err, "engine refused the opening: %s", perr.msg);
-        return false;
-    }
+    if (!engine_set_position(e, op->fen, moves, op->nmoves, &perr))
+        return ERROR_SET(err, "engine refused the opening: %s", perr.msg);
     SearchLimits limits;
     time_limits_clear(&limits);
     limits.nodes = nodes;
@@ -425,18 +395,14 @@ static bool random_on(Position *pos, Opening *out, const RandomOpeningSpec *spec
                       RandomOpeningInfo *info, OpeningError *err)
 {
     const char *fen = spec->fen ? spec->fen : START_FEN;
-    if (spec->plies < 0 || spec->plies > OPENING_MAX_MOVES) {
-        set_error(err, "%d random plies (0 to %d)", spec->plies, OPENING_MAX_MOVES);
-        return false;
-    }
+    if (spec->plies < 0 || spec->plies > OPENING_MAX_MOVES)
+        return ERROR_SET(err, "%d random plies (0 to %d)", spec->plies, OPENING_MAX_MOVES);
     Opening start;
     memset(&start, 0, sizeof start);
     snprintf(start.fen, sizeof start.fen, "%s", fen);
     PosError perr;
-    if (!check_on(&start, pos, &perr)) {
-        set_error(err, "start position: %s", perr.msg);
-        return false;
-    }
+    if (!check_on(&start, pos, &perr))
+        return ERROR_SET(err, "start position: %s", perr.msg);
     int attempts = spec->max_attempts > 0 ? spec->max_attempts : OPENING_DEFAULT_ATTEMPTS;
     uint64_t nodes = spec->nodes ? spec->nodes : OPENING_DEFAULT_NODES;
     uint64_t derivations = seed;
@@ -444,10 +410,8 @@ static bool random_on(Position *pos, Opening *out, const RandomOpeningSpec *spec
     for (int k = 0; k < attempts; k++) {
         uint64_t attempt_seed = splitmix64(&derivations);
         Opening op = start;
-        if (!pos_set_fen(pos, op.fen, &perr)) {
-            set_error(err, "start position: %s", perr.msg);
-            return false;
-        }
+        if (!pos_set_fen(pos, op.fen, &perr))
+            return ERROR_SET(err, "start position: %s", perr.msg);
         if (info) {
             info->attempts = k + 1;
             info->score = 0;
@@ -470,21 +434,18 @@ static bool random_on(Position *pos, Opening *out, const RandomOpeningSpec *spec
         *out = op;
         return true;
     }
-    set_error(err,
-              "no random opening in %d attempts (%d reached a verdict, %d out of the "
-              "score bound %d)",
-              attempts, dead_ends, out_of_bound, spec->max_score);
-    return false;
+    return ERROR_SET(err,
+                     "no random opening in %d attempts (%d reached a verdict, %d out of the "
+                     "score bound %d)",
+                     attempts, dead_ends, out_of_bound, spec->max_score);
 }
 
 bool opening_random(Opening *out, const RandomOpeningSpec *spec, uint64_t seed,
                     RandomOpeningInfo *info, OpeningError *err)
 {
     Position *pos = malloc(sizeof *pos);
-    if (!pos) {
-        set_error(err, "out of memory");
-        return false;
-    }
+    if (!pos)
+        return ERROR_SET(err, "out of memory");
     bool ok = random_on(pos, out, spec, seed, info, err);
     free(pos);
     return ok;

@@ -14,6 +14,7 @@
 #ifndef CHUHE_OPENING_H
 #define CHUHE_OPENING_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "engine.h"
@@ -30,7 +31,7 @@ typedef struct {
 typedef struct {
     Opening *items;
     int count;
-    int capacity;
+    size_t capacity;
 } OpeningList;
 
 typedef struct {

@@ -138,3 +138,17 @@ bool outpath_check(const char *option, const char *path, OutpathMode mode, bool 
     }
     return true;
 }
+
+int outpath_finish_stdout(const char *program, int status)
+{
+    bool ok = fflush(stdout) == 0 && !ferror(stdout);
+    int e = errno;
+    if (fclose(stdout) != 0 && ok) {
+        ok = false;
+        e = errno;
+    }
+    if (ok)
+        return status;
+    fprintf(stderr, "%s: writing the standard output failed: %s\n", program, strerror(e));
+    return status ? status : 1;
+}

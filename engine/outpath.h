@@ -37,4 +37,9 @@ bool outpath_same(const char *a, const char *b);
 /* Whether the file at path begins with the HDF5 signature (a run file). */
 bool outpath_is_hdf5(const char *path);
 
+/* A program's exit status once its standard output is flushed and closed: status, or 1
+ * when writing it failed (a full disk, a closed pipe), said on stderr as "PROGRAM:
+ * writing the standard output failed: ...". Called last, by every program. */
+int outpath_finish_stdout(const char *program, int status);
+
 #endif

@@ -1,9 +1,10 @@
 #include "pgn.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+#include "error.h"
 #include "notation.h"
 #include "wxf.h"
 
@@ -19,17 +20,9 @@ static void text_put(Text *t, const char *s, size_t n)
 {
     if (t->oom)
         return;
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 1024;
-        while (cap < t->len + n + 1)
-            cap *= 2;
-        char *p = realloc(t->s, cap);
-        if (!p) {
-            t->oom = true;
-            return;
-        }
-        t->s = p;
-        t->cap = cap;
+    if (!array_reserve((void **)&t->s, &t->cap, t->len + n + 1, 1, 1024)) {
+        t->oom = true;
+        return;
     }
     memcpy(t->s + t->len, s, n);
     t->len += n;
@@ -80,19 +73,6 @@ static void score_comment(const RecordPly *p, char *buf, size_t size)
         snprintf(buf, size, "{%c%d.%02d/%d}", s < 0 ? '-' : '+', a / 100, a % 100, p->depth);
 }
 
-static bool pgn_fail(PgnError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static bool pgn_fail(PgnError *err, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-    return false;
-}
-
 static bool write_text(Text *t, const GameRecord *r, const PgnTags *tags, Position *pos,
                        PgnError *err)
 {
@@ -100,12 +80,12 @@ static bool write_text(Text *t, const GameRecord *r, const PgnTags *tags, Positi
     if (!tags)
         tags = &none;
     if (r->nplies < 0 || r->nplies > RECORD_MAX_PLIES)
-        return pgn_fail(err, "record has %d plies", r->nplies);
+        return ERROR_SET(err, "record has %d plies", r->nplies);
     PosError perr;
     if (!memchr(r->start_fen, '\0', sizeof r->start_fen) || !pos_set_fen(pos, r->start_fen, &perr))
-        return pgn_fail(err, "bad start FEN: %s",
-                        memchr(r->start_fen, '\0', sizeof r->start_fen) ? perr.msg
-                                                                        : "not terminated");
+        return ERROR_SET(err, "bad start FEN: %s",
+                         memchr(r->start_fen, '\0', sizeof r->start_fen) ? perr.msg
+                                                                         : "not terminated");
     char fen[RECORD_FEN_MAX];
     pos_get_fen(pos, fen, sizeof fen);
     const char *result = record_outcome_pgn(r->outcome);
@@ -137,7 +117,7 @@ static bool write_text(Text *t, const GameRecord *r, const PgnTags *tags, Positi
         if (!wxf_from_move(pos, p->move, wxf, sizeof wxf)) {
             char text[5];
             move_to_text(p->move, text);
-            return pgn_fail(err, "ply %d: move %s is illegal", i + 1, text);
+            return ERROR_SET(err, "ply %d: move %s is illegal", i + 1, text);
         }
         int number = pos->game_ply / 2 + 1;
         if (pos->side == RED) {
@@ -161,7 +141,7 @@ static bool write_text(Text *t, const GameRecord *r, const PgnTags *tags, Positi
     text_token(t, result);
     text_str(t, "\n\n");
     if (t->oom)
-        return pgn_fail(err, "out of memory");
+        return ERROR_SET(err, "out of memory");
     return true;
 }
 
@@ -170,7 +150,7 @@ static char *build(const GameRecord *r, const PgnTags *tags, size_t *len, PgnErr
 {
     Position *pos = malloc(sizeof *pos);
     if (!pos) {
-        pgn_fail(err, "out of memory");
+        ERROR_SET(err, "out of memory");
         return NULL;
     }
     Text t = {NULL, 0, 0, 0, false};
@@ -208,6 +188,6 @@ bool pgn_write_file(FILE *f, const GameRecord *r, const PgnTags *tags, PgnError 
     bool ok = fwrite(s, 1, len, f) == len;
     free(s);
     if (!ok)
-        return pgn_fail(err, "write error");
+        return ERROR_SET(err, "write error");
     return true;
 }

@@ -2,11 +2,11 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "movegen.h"
 #include "notation.h"
 #include "wxf.h"
@@ -26,18 +26,6 @@ struct PgnReader {
     long token_line[RECORD_MAX_PLIES + 1];
 };
 
-static void set_error(PgnError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void set_error(PgnError *err, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-}
-
 PgnReader *pgn_reader_open(const char *path, PgnError *err)
 {
     PgnReader *r = calloc(1, sizeof *r);
@@ -45,12 +33,12 @@ PgnReader *pgn_reader_open(const char *path, PgnError *err)
     if (!r || !copy) {
         free(r);
         free(copy);
-        set_error(err, "%s: out of memory", path);
+        ERROR_SET(err, "%s: out of memory", path);
         return NULL;
     }
     r->f = fopen(path, "r");
     if (!r->f) {
-        set_error(err, "%s: %s", path, strerror(errno));
+        ERROR_SET(err, "%s: %s", path, strerror(errno));
         free(copy);
         free(r);
         return NULL;
@@ -319,9 +307,9 @@ static Move parse_move(const Position *pos, const char *token, int first, PgnErr
     bool wxf_like = n == 4 && san_piece(t[0]) != NO_PIECE_TYPE &&
                     (isdigit((unsigned char)t[1]) || t[1] == '+' || t[1] == '-');
     if (coordinate_form(coord))
-        set_error(err, "'%s' is not a legal move here", token);
+        ERROR_SET(err, "'%s' is not a legal move here", token);
     else
-        set_error(err, "'%s': %s", token, wxf_like ? werr.msg : why);
+        ERROR_SET(err, "'%s': %s", token, wxf_like ? werr.msg : why);
     return MOVE_NONE;
 }
 
@@ -455,7 +443,7 @@ int pgn_reader_next(PgnReader *r, PgnGame *g, int max_plies, PgnError *err)
         }
     }
     if (ferror(r->f)) {
-        set_error(err, "%s: read error near line %ld", r->path, r->line);
+        ERROR_SET(err, "%s: read error near line %ld", r->path, r->line);
         return -2;
     }
     if (!in_game)
@@ -468,7 +456,7 @@ int pgn_reader_next(PgnReader *r, PgnGame *g, int max_plies, PgnError *err)
         !replay(r, g, 0, why0, sizeof why0, &line0))
         bad = true;
     if (bad) {
-        set_error(err, "%s: game %d (line %ld): %s", r->path, g->number, bad_line, why);
+        ERROR_SET(err, "%s: game %d (line %ld): %s", r->path, g->number, bad_line, why);
         return -1;
     }
     return 1;

@@ -3,22 +3,23 @@
 #include <assert.h>
 #include <ctype.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "attacks.h"
+#include "error.h"
 
-const char *const START_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+const char *const START_FEN =
+    "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
 
 Key zobrist_psq[PIECE_NB][SQUARE_NB];
 Key zobrist_side;
 
 static const char PIECE_CHARS[] = " KABNRCP kabnrcp";
 static const int PIECE_LIMIT[PIECE_TYPE_NB] = {0, 1, 2, 2, 2, 2, 2, 5};
-static const char *const PIECE_NAMES[PIECE_TYPE_NB] = {
-    "", "general", "advisor", "elephant", "horse", "chariot", "cannon", "soldier"};
+static const char *const PIECE_NAMES[PIECE_TYPE_NB] = {"",      "general", "advisor", "elephant",
+                                                       "horse", "chariot", "cannon",  "soldier"};
 
 static uint64_t splitmix64(uint64_t *state)
 {
@@ -44,110 +45,28 @@ void position_init(void)
     pthread_once(&once, init_tables);
 }
 
-/* Bitboards of the line indices in a slider-table mask, on rank r or file f. */
-static inline Bitboard rank_pieces(uint16_t mask, int r) { return line_on_rank(mask, r); }
-
-static inline Bitboard file_pieces(uint16_t mask, int f) { return line_on_file(mask, f); }
-
-Bitboard pos_attackers(const Position *pos, Square s, Color by)
+/* Attackers of the general of `us`: the checkers. */
+static inline Bitboard king_attackers(const Position *pos, Color us)
 {
-    int f = sq_file(s), r = sq_rank(s);
-    unsigned ro = pos->rank_occ[r], fo = pos->file_occ[f];
-    Bitboard hit1 = rank_pieces(rank_hit1[f][ro], r) | file_pieces(file_hit1[r][fo], f);
-    Bitboard hit2 = rank_pieces(rank_hit2[f][ro], r) | file_pieces(file_hit2[r][fo], f);
-    Bitboard att = (hit1 & pos_pieces(pos, by, CHARIOT)) | (hit2 & pos_pieces(pos, by, CANNON));
-
-    const StepList *h = &horse_attackers[s];
-    for (int k = 0; k < h->n; k++)
-        if (pos->board[h->to[k]] == piece_make(by, HORSE) && !pos->board[h->via[k]])
-            att |= bb_square(h->to[k]);
-    const StepList *p = &soldier_attackers[by][s];
-    for (int k = 0; k < p->n; k++)
-        if (pos->board[p->to[k]] == piece_make(by, SOLDIER))
-            att |= bb_square(p->to[k]);
-    const StepList *k2 = &king_steps[s];
-    for (int k = 0; k < k2->n; k++)
-        if (pos->board[k2->to[k]] == piece_make(by, KING))
-            att |= bb_square(k2->to[k]);
-    const StepList *a = &advisor_steps[s];
-    for (int k = 0; k < a->n; k++)
-        if (pos->board[a->to[k]] == piece_make(by, ADVISOR))
-            att |= bb_square(a->to[k]);
-    const StepList *e = &elephant_steps[s];
-    for (int k = 0; k < e->n; k++)
-        if (pos->board[e->to[k]] == piece_make(by, ELEPHANT) && !pos->board[e->via[k]])
-            att |= bb_square(e->to[k]);
-    /* flying general: the enemy general sees a general on its file like a chariot */
-    if (pos->board[s] == piece_make(color_flip(by), KING))
-        att |= file_pieces(file_hit1[r][fo], f) & pos_pieces(pos, by, KING);
-    return att;
-}
-
-/* Attackers of the general of `us`: the checkers. Cheaper than pos_attackers. */
-static Bitboard king_attackers(const Position *pos, Color us)
-{
-    Color them = color_flip(us);
-    Square s = pos->king_sq[us];
-    int f = sq_file(s), r = sq_rank(s);
-    unsigned ro = pos->rank_occ[r], fo = pos->file_occ[f];
-    Bitboard hit1 = rank_pieces(rank_hit1[f][ro], r) | file_pieces(file_hit1[r][fo], f);
-    Bitboard hit2 = rank_pieces(rank_hit2[f][ro], r) | file_pieces(file_hit2[r][fo], f);
-    Bitboard att = (hit1 & (pos_pieces(pos, them, CHARIOT) | pos_pieces(pos, them, KING))) |
-                   (hit2 & pos_pieces(pos, them, CANNON));
-    const StepList *h = &horse_attackers[s];
-    for (int k = 0; k < h->n; k++)
-        if (pos->board[h->to[k]] == piece_make(them, HORSE) && !pos->board[h->via[k]])
-            att |= bb_square(h->to[k]);
-    const StepList *p = &soldier_attackers[them][s];
-    for (int k = 0; k < p->n; k++)
-        if (pos->board[p->to[k]] == piece_make(them, SOLDIER))
-            att |= bb_square(p->to[k]);
-    return att;
+    return pos_attackers(pos, pos->king_sq[us], color_flip(us));
 }
 
 bool pos_gives_check(const Position *pos, Move m)
 {
     /* Judged on the occupancy and pieces the move leaves, without making it: the mover
      * may check directly, open a line (chariot, general, horse leg) or become a cannon
-     * screen or the cannon itself. */
-    Color us = pos->side, them = color_flip(us);
+     * screen or the cannon itself. Its old point is off the occupancy, so only its new
+     * one need be added to its kind. */
+    Color us = pos->side;
     Square from = move_from(m), to = move_to(m);
-    Piece pc = pos_piece_on(pos, from);
-    Square ks = pos->king_sq[them];
-    int kf = sq_file(ks), kr = sq_rank(ks);
+    Square ks = pos->king_sq[color_flip(us)];
     unsigned ro, fo;
     pos_lines_after(pos, ks, from, to, &ro, &fo);
-
-    Bitboard moved = bb_square(from) | bb_square(to);
-    Bitboard rooks = pos_pieces(pos, us, CHARIOT), cannons = pos_pieces(pos, us, CANNON);
-    Bitboard kings = pos_pieces(pos, us, KING);
-    if (piece_type(pc) == CHARIOT)
-        rooks ^= moved;
-    else if (piece_type(pc) == CANNON)
-        cannons ^= moved;
-    else if (piece_type(pc) == KING)
-        kings ^= moved;
-    Bitboard hit1 = rank_pieces(rank_hit1[kf][ro], kr) | file_pieces(file_hit1[kr][fo], kf);
-    Bitboard hit2 = rank_pieces(rank_hit2[kf][ro], kr) | file_pieces(file_hit2[kr][fo], kf);
-    if ((hit1 & (rooks | (kings & file_bb[kf]))) || (hit2 & cannons))
-        return true;
-
-    Piece horse = piece_make(us, HORSE), soldier = piece_make(us, SOLDIER);
-    const StepList *h = &horse_attackers[ks];
-    for (int k = 0; k < h->n; k++) {
-        Square hs = h->to[k], leg = h->via[k];
-        bool horse_there = hs == to ? pc == horse : hs != from && pos->board[hs] == horse;
-        bool leg_empty = leg != to && (leg == from || !pos->board[leg]);
-        if (horse_there && leg_empty)
-            return true;
-    }
-    const StepList *sl = &soldier_attackers[us][ks];
-    for (int k = 0; k < sl->n; k++) {
-        Square ss = sl->to[k];
-        if (ss == to ? pc == soldier : ss != from && pos->board[ss] == soldier)
-            return true;
-    }
-    return false;
+    Bitboard occ = (pos->occupied ^ bb_square(from)) | bb_square(to);
+    Bitboard pcs[PIECE_TYPE_NB];
+    memcpy(pcs, &pos->by_piece[piece_make(us, NO_PIECE_TYPE)], sizeof pcs);
+    pcs[piece_type(pos_piece_on(pos, from))] |= bb_square(to);
+    return attacks_to(pcs, us, ks, occ, ro, fo, true) != 0;
 }
 
 Key pos_compute_key(const Position *pos)
@@ -261,7 +180,10 @@ void pos_undo_null(Position *pos)
     pos->game_ply--;
 }
 
-bool pos_history_full(const Position *pos) { return pos->hist_len >= POS_HISTORY_MAX - 1; }
+bool pos_history_full(const Position *pos)
+{
+    return pos->hist_len >= POS_HISTORY_MAX - 1;
+}
 
 void pos_trim_history(Position *pos)
 {
@@ -281,20 +203,10 @@ void pos_copy(Position *dst, const Position *src)
     memcpy(dst, src, offsetof(Position, hist) + (size_t)src->hist_len * sizeof(StateInfo));
 }
 
-static bool fail(PosError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static bool fail(PosError *err, const char *fmt, ...)
+static const char *color_name(Color c)
 {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-    return false;
+    return c == RED ? "red" : "black";
 }
-
-static const char *color_name(Color c) { return c == RED ? "red" : "black"; }
 
 static void sq_name(Square s, char out[3])
 {
@@ -313,24 +225,25 @@ static bool placement_ok(Piece pc, Square s, PosError *err)
     switch (t) {
     case KING:
         if (!bb_test(palace_bb[c], s))
-            return fail(err, "%s general on %s is outside its palace", color_name(c), name);
+            return ERROR_SET(err, "%s general on %s is outside its palace", color_name(c), name);
         break;
     case ADVISOR:
         if (!bb_test(advisor_home_bb[c], s))
-            return fail(err, "%s advisor on %s is off its five palace points", color_name(c),
-                        name);
+            return ERROR_SET(err, "%s advisor on %s is off its five palace points", color_name(c),
+                             name);
         break;
     case ELEPHANT:
         if (!bb_test(elephant_home_bb[c], s))
-            return fail(err, "%s elephant on %s is off its seven points", color_name(c), name);
+            return ERROR_SET(err, "%s elephant on %s is off its seven points", color_name(c), name);
         break;
     case SOLDIER: {
         int rr = rank_relative(c, sq_rank(s));
         if (rr < 3)
-            return fail(err, "%s soldier on %s is behind its starting rank", color_name(c), name);
+            return ERROR_SET(err, "%s soldier on %s is behind its starting rank", color_name(c),
+                             name);
         if (rr <= 4 && sq_file(s) % 2 != 0)
-            return fail(err, "%s soldier on %s is off its starting files before the river",
-                        color_name(c), name);
+            return ERROR_SET(err, "%s soldier on %s is off its starting files before the river",
+                             color_name(c), name);
         break;
     }
     default:
@@ -342,11 +255,20 @@ static bool placement_ok(Piece pc, Square s, PosError *err)
 static int piece_from_char(char ch)
 {
     switch (ch) {
-    case 'E': ch = 'B'; break;
-    case 'H': ch = 'N'; break;
-    case 'e': ch = 'b'; break;
-    case 'h': ch = 'n'; break;
-    default: break;
+    case 'E':
+        ch = 'B';
+        break;
+    case 'H':
+        ch = 'N';
+        break;
+    case 'e':
+        ch = 'b';
+        break;
+    case 'h':
+        ch = 'n';
+        break;
+    default:
+        break;
     }
     const char *p = ch && ch != ' ' ? strchr(PIECE_CHARS, ch) : NULL;
     return p ? (int)(p - PIECE_CHARS) : -1;
@@ -369,25 +291,25 @@ bool pos_set_fen(Position *out, const char *fen, PosError *err)
 {
     position_init(); /* every position starts here: the tables are ready before use */
     if (!fen)
-        return fail(err, "empty FEN");
+        return ERROR_SET(err, "empty FEN");
     char buf[256];
     if (strlen(fen) >= sizeof buf)
-        return fail(err, "FEN is too long (%zu characters)", strlen(fen));
+        return ERROR_SET(err, "FEN is too long (%zu characters)", strlen(fen));
     strcpy(buf, fen);
 
     char *fields[7];
     int nf = 0;
     for (char *tok = strtok(buf, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
         if (nf == 6)
-            return fail(err, "FEN has more than six fields");
+            return ERROR_SET(err, "FEN has more than six fields");
         fields[nf++] = tok;
     }
     if (nf < 2)
-        return fail(err, "FEN needs at least a board and a side to move");
+        return ERROR_SET(err, "FEN needs at least a board and a side to move");
 
     Position *pos = malloc(sizeof *pos);
     if (!pos)
-        return fail(err, "out of memory");
+        return ERROR_SET(err, "out of memory");
     memset(pos, 0, offsetof(Position, hist) + sizeof(StateInfo));
     int counts[PIECE_NB] = {0};
 
@@ -398,30 +320,30 @@ bool pos_set_fen(Position *out, const char *fen, PosError *err)
         if (ch == '/' || ch == '\0') {
             if (file != FILE_NB) {
                 free(pos);
-                return fail(err, "FEN rank %d has %d files, not 9", rank, file);
+                return ERROR_SET(err, "FEN rank %d has %d files, not 9", rank, file);
             }
             if (ch == '\0')
                 break;
             if (--rank < 0) {
                 free(pos);
-                return fail(err, "FEN board has more than 10 ranks");
+                return ERROR_SET(err, "FEN board has more than 10 ranks");
             }
             file = 0;
         } else if (ch >= '1' && ch <= '9') {
             file += ch - '0';
             if (file > FILE_NB) {
                 free(pos);
-                return fail(err, "FEN rank %d has more than 9 files", rank);
+                return ERROR_SET(err, "FEN rank %d has more than 9 files", rank);
             }
         } else {
             int pc = piece_from_char(ch);
             if (pc < 0) {
                 free(pos);
-                return fail(err, "FEN has an unknown piece letter '%c'", ch);
+                return ERROR_SET(err, "FEN has an unknown piece letter '%c'", ch);
             }
             if (file >= FILE_NB) {
                 free(pos);
-                return fail(err, "FEN rank %d has more than 9 files", rank);
+                return ERROR_SET(err, "FEN rank %d has more than 9 files", rank);
             }
             Square s = sq_make(file, rank);
             if (!placement_ok((Piece)pc, s, err)) {
@@ -430,9 +352,9 @@ bool pos_set_fen(Position *out, const char *fen, PosError *err)
             }
             if (++counts[pc] > PIECE_LIMIT[piece_type((Piece)pc)]) {
                 free(pos);
-                return fail(err, "FEN has too many %s %ss (at most %d)",
-                            color_name(piece_color((Piece)pc)), PIECE_NAMES[piece_type((Piece)pc)],
-                            PIECE_LIMIT[piece_type((Piece)pc)]);
+                return ERROR_SET(
+                    err, "FEN has too many %s %ss (at most %d)", color_name(piece_color((Piece)pc)),
+                    PIECE_NAMES[piece_type((Piece)pc)], PIECE_LIMIT[piece_type((Piece)pc)]);
             }
             pos_put_piece(pos, (Piece)pc, s);
             if (piece_type((Piece)pc) == KING)
@@ -442,12 +364,12 @@ bool pos_set_fen(Position *out, const char *fen, PosError *err)
     }
     if (rank != 0) {
         free(pos);
-        return fail(err, "FEN board has %d ranks, not 10", RANK_NB - rank);
+        return ERROR_SET(err, "FEN board has %d ranks, not 10", RANK_NB - rank);
     }
     for (Color c = RED; c < COLOR_NB; c++)
         if (!counts[piece_make(c, KING)]) {
             free(pos);
-            return fail(err, "FEN has no %s general", color_name(c));
+            return ERROR_SET(err, "FEN has no %s general", color_name(c));
         }
 
     const char *stm = fields[1];
@@ -457,7 +379,7 @@ bool pos_set_fen(Position *out, const char *fen, PosError *err)
         pos->side = BLACK;
     else {
         free(pos);
-        return fail(err, "FEN side to move is '%s', not 'w' or 'b'", stm);
+        return ERROR_SET(err, "FEN side to move is '%s', not 'w' or 'b'", stm);
     }
 
     /* The clock takes every value the position keeps (from 120 on the game is a 60-move
@@ -466,23 +388,23 @@ bool pos_set_fen(Position *out, const char *fen, PosError *err)
     long rule60 = 0, fullmove = 1;
     if (nf >= 5 && !parse_count(fields[4], UINT8_MAX, &rule60)) {
         free(pos);
-        return fail(err, "FEN half-move clock '%s' is not a number from 0 to %d", fields[4],
-                    UINT8_MAX);
+        return ERROR_SET(err, "FEN half-move clock '%s' is not a number from 0 to %d", fields[4],
+                         UINT8_MAX);
     }
     if (nf >= 6 && (!parse_count(fields[5], FEN_MOVE_NUMBER_MAX, &fullmove) || fullmove < 1)) {
         free(pos);
-        return fail(err, "FEN move number '%s' is not a positive number", fields[5]);
+        return ERROR_SET(err, "FEN move number '%s' is not a positive number", fields[5]);
     }
     for (int i = 2; i < nf && i < 4; i++)
         if (strcmp(fields[i], "-")) {
             free(pos);
-            return fail(err, "FEN field %d is '%s', expected '-'", i + 1, fields[i]);
+            return ERROR_SET(err, "FEN field %d is '%s', expected '-'", i + 1, fields[i]);
         }
 
     Color them = color_flip(pos->side);
     if (king_attackers(pos, them)) {
         free(pos);
-        return fail(err, "side not to move (%s) is in check", color_name(them));
+        return ERROR_SET(err, "side not to move (%s) is in check", color_name(them));
     }
     pos->game_ply = (int)(fullmove - 1) * 2 + (pos->side == BLACK);
     pos->hist_len = 1;

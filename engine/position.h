@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "attacks.h"
 #include "bitboard.h"
 #include "types.h"
 
@@ -19,11 +20,11 @@ enum { POS_HISTORY_MAX = 1024 };
 
 /* What one ply changed, and what the rules need to know about the position it led to. */
 typedef struct {
-    Key key;           /* key of the position after the move */
-    Bitboard checkers; /* pieces giving check to the side to move in that position */
-    Move move;         /* the move that led here (MOVE_NONE for the root entry) */
-    uint8_t captured;  /* Piece captured by that move, NO_PIECE if none */
-    uint8_t rule60;    /* counted plies since the last capture (60-move rule) */
+    Key key;                   /* key of the position after the move */
+    Bitboard checkers;         /* pieces giving check to the side to move in that position */
+    Move move;                 /* the move that led here (MOVE_NONE for the root entry) */
+    uint8_t captured;          /* Piece captured by that move, NO_PIECE if none */
+    uint8_t rule60;            /* counted plies since the last capture (60-move rule) */
     uint8_t check10[COLOR_NB]; /* checks given by each side since the last capture */
     uint16_t since_capture;    /* real plies since the last capture (or history start) */
 } StateInfo;
@@ -37,8 +38,8 @@ typedef struct Position {
     uint16_t file_occ[FILE_NB]; /* bit r set when (file, r) is occupied */
     Square king_sq[COLOR_NB];
     Color side;
-    int game_ply;           /* plies since the start of the game (from the FEN move number) */
-    int hist_len;           /* entries in hist; hist[hist_len - 1] is the current state */
+    int game_ply; /* plies since the start of the game (from the FEN move number) */
+    int hist_len; /* entries in hist; hist[hist_len - 1] is the current state */
     StateInfo hist[POS_HISTORY_MAX];
 } Position;
 
@@ -67,9 +68,6 @@ void pos_undo_move(Position *pos);
 void pos_do_null(Position *pos);
 void pos_undo_null(Position *pos);
 
-/* Pieces of colour `by` that attack square s with the occupancy as it stands.
- * The general counts as an attacker along its file (flying general). */
-Bitboard pos_attackers(const Position *pos, Square s, Color by);
 bool pos_gives_check(const Position *pos, Move m);
 
 /* Full consistency check (debug builds assert it after each make/unmake). */
@@ -99,16 +97,65 @@ static inline void pos_lines_after(const Position *pos, Square s, Square from, S
         *fo |= 1u << sq_rank(to);
 }
 
-static inline const StateInfo *pos_state(const Position *pos) { return &pos->hist[pos->hist_len - 1]; }
-static inline Key pos_key(const Position *pos) { return pos_state(pos)->key; }
-static inline Bitboard pos_checkers(const Position *pos) { return pos_state(pos)->checkers; }
-static inline bool pos_in_check(const Position *pos) { return pos_state(pos)->checkers != 0; }
-static inline Piece pos_piece_on(const Position *pos, Square s) { return (Piece)pos->board[s]; }
+/* Pieces of colour `by` that attack s when exactly the points of occ are occupied: the
+ * position's pieces off occ are gone (exchanges on s, scratch occupancies). by's general
+ * attacks along the file when general_on_s, s holding the other general (flying
+ * general). See attacks_to. */
+static inline Bitboard pos_attackers_to(const Position *pos, Square s, Bitboard occ, Color by,
+                                        bool general_on_s)
+{
+    return attacks_to(&pos->by_piece[piece_make(by, NO_PIECE_TYPE)], by, s, occ,
+                      attacks_rank_occ(occ, sq_rank(s)), attacks_file_occ(occ, sq_file(s)),
+                      general_on_s);
+}
+
+/* What a chariot (t = CHARIOT) or a cannon on s meets on the board as it stands: the
+ * pieces it can take (the first along each line, or the second), and in *slide the
+ * empty points it can move to. */
+static inline Bitboard pos_slider_targets(const Position *pos, Square s, PieceType t,
+                                          Bitboard *slide)
+{
+    unsigned ro = pos->rank_occ[sq_rank(s)], fo = pos->file_occ[sq_file(s)];
+    *slide = attacks_slide(s, ro, fo);
+    return t == CHARIOT ? attacks_hit1(s, ro, fo) : attacks_hit2(s, ro, fo);
+}
+
+/* Pieces of colour `by` that attack s on the board as it stands. */
+static inline Bitboard pos_attackers(const Position *pos, Square s, Color by)
+{
+    return attacks_to(&pos->by_piece[piece_make(by, NO_PIECE_TYPE)], by, s, pos->occupied,
+                      pos->rank_occ[sq_rank(s)], pos->file_occ[sq_file(s)],
+                      pos->board[s] == piece_make(color_flip(by), KING));
+}
+
+static inline const StateInfo *pos_state(const Position *pos)
+{
+    return &pos->hist[pos->hist_len - 1];
+}
+static inline Key pos_key(const Position *pos)
+{
+    return pos_state(pos)->key;
+}
+static inline Bitboard pos_checkers(const Position *pos)
+{
+    return pos_state(pos)->checkers;
+}
+static inline bool pos_in_check(const Position *pos)
+{
+    return pos_state(pos)->checkers != 0;
+}
+static inline Piece pos_piece_on(const Position *pos, Square s)
+{
+    return (Piece)pos->board[s];
+}
 static inline Bitboard pos_pieces(const Position *pos, Color c, PieceType t)
 {
     return pos->by_piece[piece_make(c, t)];
 }
-static inline Piece pos_captured(const Position *pos) { return (Piece)pos_state(pos)->captured; }
+static inline Piece pos_captured(const Position *pos)
+{
+    return (Piece)pos_state(pos)->captured;
+}
 static inline bool pos_is_capture(const Position *pos, Move m)
 {
     return pos->board[move_to(m)] != NO_PIECE;

@@ -1,36 +1,24 @@
 #include "record.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "movegen.h"
 #include "notation.h"
 
 /* FEN letters by Piece code; 0 and 8 are no piece. */
 static const char FEN_LETTERS[PIECE_NB] = " KABNRCP?kabnrcp";
 
-static bool fail(PosError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static bool fail(PosError *err, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-    return false;
-}
-
 void record_pack(const Position *pos, PackedPos *out)
 {
-    memset(out, 0, sizeof *out);
-    for (Square s = 0; s < SQUARE_NB; s++)
-        out->b[s / 2] |= (uint8_t)(pos_piece_on(pos, s) << (s & 1 ? 4 : 0));
+    /* two points a byte, the even one low: SQUARE_NB is even */
+    for (int i = 0; i < SQUARE_NB / 2; i++)
+        out->b[i] = (uint8_t)(pos->board[2 * i] | pos->board[2 * i + 1] << 4);
     out->b[PACKED_SIDE] = (uint8_t)pos->side;
     out->b[PACKED_RULE60] = pos_state(pos)->rule60;
+    out->b[PACKED_RESERVED] = 0;
 }
 
 /* Unpacking goes through a FEN so that a packed position passes exactly the checks a
@@ -38,15 +26,16 @@ void record_pack(const Position *pos, PackedPos *out)
 bool record_unpack(const PackedPos *in, Position *pos, PosError *err)
 {
     if (in->b[PACKED_SIDE] > 1)
-        return fail(err, "packed position: side to move byte is %d, not 0 or 1",
-                    in->b[PACKED_SIDE]);
+        return ERROR_SET(err, "packed position: side to move byte is %d, not 0 or 1",
+                         in->b[PACKED_SIDE]);
     if (in->b[PACKED_RESERVED] != 0)
-        return fail(err, "packed position: reserved byte is %d, not 0", in->b[PACKED_RESERVED]);
+        return ERROR_SET(err, "packed position: reserved byte is %d, not 0",
+                         in->b[PACKED_RESERVED]);
     /* Stored positions come before a move, so never after a 60-move verdict (120 plies),
      * although a FEN may give such a position. */
     if (in->b[PACKED_RULE60] >= 120)
-        return fail(err, "packed position: 60-move counter %d is past the 60-move rule",
-                    in->b[PACKED_RULE60]);
+        return ERROR_SET(err, "packed position: 60-move counter %d is past the 60-move rule",
+                         in->b[PACKED_RULE60]);
     char fen[RECORD_FEN_MAX];
     int n = 0;
     for (int rank = RANK_NB - 1; rank >= 0; rank--) {
@@ -61,7 +50,8 @@ bool record_unpack(const PackedPos *in, Position *pos, PosError *err)
             if (code == 8) {
                 char name[3];
                 square_to_text(s, name);
-                return fail(err, "packed position: point %s holds code 8, which is no piece", name);
+                return ERROR_SET(err, "packed position: point %s holds code 8, which is no piece",
+                                 name);
             }
             if (empty)
                 fen[n++] = (char)('0' + empty);
@@ -77,7 +67,7 @@ bool record_unpack(const PackedPos *in, Position *pos, PosError *err)
              in->b[PACKED_RULE60]);
     PosError fen_err;
     if (!pos_set_fen(pos, fen, &fen_err))
-        return fail(err, "packed position: %s", fen_err.msg);
+        return ERROR_SET(err, "packed position: %s", fen_err.msg);
     return true;
 }
 
@@ -187,50 +177,81 @@ static bool runner_result_ok(Reason reason, Outcome o, Color side_to_move)
     return false;
 }
 
-static bool validate_on(const GameRecord *r, Position *pos, PosError *err)
+/* Coordinate text of m in buf, for error messages only: a valid replay writes none. */
+static const char *move_text(Move m, char buf[5])
+{
+    move_to_text(m, buf);
+    return buf;
+}
+
+/*
+ * The rules' verdict before a ply. A legal move to play means the side to move is
+ * neither mated nor stalemated, so then only repetition, the 60-move rule and material
+ * are judged (rules_judge_search at the root: rules_judge_game without its move count);
+ * otherwise the full verdict, so that a move after the end is reported as such.
+ */
+static Verdict judge_before(Position *pos, bool has_move)
+{
+    if (!has_move)
+        return rules_judge_game(pos);
+    Verdict v = {RESULT_NONE, REASON_NONE, 0};
+    RulesBound bound;
+    if (!rules_judge_search(pos, 0, &v, &bound))
+        v.result = RESULT_NONE;
+    return v;
+}
+
+static bool validate_on(const GameRecord *r, Position *pos, PackedPos *boards, PosError *err)
 {
     if (r->nplies < 0 || r->nplies > RECORD_MAX_PLIES)
-        return fail(err, "record has %d plies (at most %d)", r->nplies, RECORD_MAX_PLIES);
+        return ERROR_SET(err, "record has %d plies (at most %d)", r->nplies, RECORD_MAX_PLIES);
     if (!memchr(r->start_fen, '\0', sizeof r->start_fen))
-        return fail(err, "start FEN is not terminated within %d bytes", RECORD_FEN_MAX);
+        return ERROR_SET(err, "start FEN is not terminated within %d bytes", RECORD_FEN_MAX);
     if ((unsigned)r->outcome > OUTCOME_BLACK_WIN)
-        return fail(err, "outcome %d is out of range", (int)r->outcome);
+        return ERROR_SET(err, "outcome %d is out of range", (int)r->outcome);
     if ((unsigned)r->reason >= REASON_NB)
-        return fail(err, "reason %d is out of range", (int)r->reason);
+        return ERROR_SET(err, "reason %d is out of range", (int)r->reason);
     PosError fen_err;
     if (!pos_set_fen(pos, r->start_fen, &fen_err))
-        return fail(err, "start FEN: %s", fen_err.msg);
+        return ERROR_SET(err, "start FEN: %s", fen_err.msg);
 
+    char text[5];
     for (int i = 0; i < r->nplies; i++) {
         const RecordPly *p = &r->plies[i];
-        char text[5];
-        move_to_text(p->move, text);
         /* Repetitions reach back at most to the last capture, which trimming keeps. */
         if (pos_history_full(pos))
             pos_trim_history(pos);
         if (pos_history_full(pos))
-            return fail(err, "ply %d: more than %d plies without a capture", i + 1,
-                        POS_HISTORY_MAX - 1);
-        Verdict v = rules_judge_game(pos);
+            return ERROR_SET(err, "ply %d: more than %d plies without a capture", i + 1,
+                             POS_HISTORY_MAX - 1);
+        bool legal = move_is_legal(pos, p->move);
+        Verdict v = judge_before(pos, legal);
         if (v.result != RESULT_NONE)
-            return fail(err, "ply %d (%s): the game was already over (%s, %s)", i + 1, text,
-                        outcome_name(record_outcome_from(pos->side, v.result)),
-                        rules_reason_name(v.reason));
-        if (!move_is_legal(pos, p->move))
-            return fail(err, "ply %d: move %s is illegal", i + 1, text);
-        if (p->best != MOVE_NONE && !move_is_legal(pos, p->best)) {
+            return ERROR_SET(err, "ply %d (%s): the game was already over (%s, %s)", i + 1,
+                             move_text(p->move, text),
+                             outcome_name(record_outcome_from(pos->side, v.result)),
+                             rules_reason_name(v.reason));
+        if (!legal)
+            return ERROR_SET(err, "ply %d: move %s is illegal", i + 1, move_text(p->move, text));
+        if (p->best != MOVE_NONE && p->best != p->move && !move_is_legal(pos, p->best)) {
             char best[5];
-            move_to_text(p->best, best);
-            return fail(err, "ply %d (%s): best move %s is illegal", i + 1, text, best);
+            return ERROR_SET(err, "ply %d (%s): best move %s is illegal", i + 1,
+                             move_text(p->move, text), move_text(p->best, best));
         }
-        uint8_t expect = record_move_flags(pos, p->move);
         if (p->flags & ~RECORD_FLAGS_ALL)
-            return fail(err, "ply %d (%s): unknown flag bits 0x%02x", i + 1, text,
-                        p->flags & ~RECORD_FLAGS_ALL);
-        if ((p->flags & ~RECORD_FLAG_OPENING) != expect)
-            return fail(err, "ply %d (%s): flags 0x%02x, but the move has 0x%02x", i + 1, text,
-                        p->flags & ~RECORD_FLAG_OPENING, expect);
+            return ERROR_SET(err, "ply %d (%s): unknown flag bits 0x%02x", i + 1,
+                             move_text(p->move, text), p->flags & ~RECORD_FLAGS_ALL);
+        /* record_move_flags, with GIVES_CHECK read from the position the move makes */
+        uint8_t expect = (uint8_t)((pos_in_check(pos) ? RECORD_FLAG_IN_CHECK : 0) |
+                                   (pos_is_capture(pos, p->move) ? RECORD_FLAG_CAPTURE : 0));
+        if (boards)
+            record_pack(pos, &boards[i]);
         pos_do_move(pos, p->move);
+        if (pos_in_check(pos))
+            expect |= RECORD_FLAG_GIVES_CHECK;
+        if ((p->flags & ~RECORD_FLAG_OPENING) != expect)
+            return ERROR_SET(err, "ply %d (%s): flags 0x%02x, but the move has 0x%02x", i + 1,
+                             move_text(p->move, text), p->flags & ~RECORD_FLAG_OPENING, expect);
     }
 
     if (pos_history_full(pos))
@@ -239,27 +260,32 @@ static bool validate_on(const GameRecord *r, Position *pos, PosError *err)
     if (v.result != RESULT_NONE) {
         Outcome o = record_outcome_from(pos->side, v.result);
         if (r->outcome != o || r->reason != v.reason)
-            return fail(err, "after ply %d the rules say %s (%s), the record claims %s (%s)",
-                        r->nplies, outcome_name(o), rules_reason_name(v.reason),
-                        outcome_name(r->outcome), rules_reason_name(r->reason));
+            return ERROR_SET(err, "after ply %d the rules say %s (%s), the record claims %s (%s)",
+                             r->nplies, outcome_name(o), rules_reason_name(v.reason),
+                             outcome_name(r->outcome), rules_reason_name(r->reason));
         return true;
     }
     if (r->reason == REASON_NONE || r->outcome == OUTCOME_NONE)
-        return fail(err, "after ply %d the game is unfinished (%s, %s)", r->nplies,
-                    outcome_name(r->outcome), rules_reason_name(r->reason));
+        return ERROR_SET(err, "after ply %d the game is unfinished (%s, %s)", r->nplies,
+                         outcome_name(r->outcome), rules_reason_name(r->reason));
     if (!runner_result_ok(r->reason, r->outcome, pos->side))
-        return fail(err, "after ply %d the rules give no verdict; %s (%s) cannot end the game",
-                    r->nplies, outcome_name(r->outcome), rules_reason_name(r->reason));
+        return ERROR_SET(err, "after ply %d the rules give no verdict; %s (%s) cannot end the game",
+                         r->nplies, outcome_name(r->outcome), rules_reason_name(r->reason));
     return true;
 }
 
-bool record_validate(const GameRecord *r, PosError *err)
+bool record_validate_boards(const GameRecord *r, PackedPos *boards, PosError *err)
 {
     /* A Position carries its whole history: too large for the stack of a worker thread. */
     Position *pos = malloc(sizeof *pos);
     if (!pos)
-        return fail(err, "out of memory");
-    bool ok = validate_on(r, pos, err);
+        return ERROR_SET(err, "out of memory");
+    bool ok = validate_on(r, pos, boards, err);
     free(pos);
     return ok;
+}
+
+bool record_validate(const GameRecord *r, PosError *err)
+{
+    return record_validate_boards(r, NULL, err);
 }

@@ -28,7 +28,10 @@ typedef struct {
 
 /* The side to move and the piece on point s, read without unpacking (readers that
  * filter many stored positions). Only meaningful for a position record_unpack accepts. */
-static inline int packed_side(const PackedPos *p) { return p->b[PACKED_SIDE]; }
+static inline int packed_side(const PackedPos *p)
+{
+    return p->b[PACKED_SIDE];
+}
 static inline Piece packed_piece(const PackedPos *p, Square s)
 {
     return (Piece)((p->b[s / 2] >> (s & 1 ? 4 : 0)) & 15);
@@ -96,6 +99,14 @@ uint8_t record_move_flags(const Position *pos, Move m);
  * must match record_move_flags(). Messages number plies from 1.
  */
 bool record_validate(const GameRecord *r, PosError *err);
+
+/*
+ * record_validate, packing on the way the position before each ply into boards, one a
+ * ply (boards may be NULL): the rows the run file stores (runfile_append_validated), so
+ * that a game is replayed once between the wire and the file. On failure the boards
+ * are unspecified.
+ */
+bool record_validate_boards(const GameRecord *r, PackedPos *boards, PosError *err);
 
 /* Outcome from Red's view for a rules verdict given for the side to move. */
 Outcome record_outcome_from(Color side_to_move, Result result);

@@ -69,12 +69,13 @@ static Verdict verdict_no_moves(const Position *pos)
 /*
  * `id` numbers each side's pieces 0..15 in square order in the position judged; as
  * moves are taken back an id travels with its piece, so a chased piece is recognised
- * wherever it stands. Only board, occupancy and general squares are kept: the
- * line occupancies are derived from `occ` when needed, which is rare enough.
+ * wherever it stands. Only board, piece bitboards, occupancy and general squares are
+ * kept: the line occupancies are derived from `occ` when needed, which is rare enough.
  */
 typedef struct {
     uint8_t board[SQUARE_NB];
     uint8_t id[SQUARE_NB];
+    Bitboard by_piece[PIECE_NB];
     Bitboard occ;
     Bitboard by_color[COLOR_NB];
     Square king_sq[COLOR_NB];
@@ -88,6 +89,7 @@ static void scratch_init(Scratch *sc, const Position *pos)
         sc->board[s] = (uint8_t)p;
         sc->id[s] = p ? (uint8_t)next[piece_color(p)]++ : 0;
     }
+    memcpy(sc->by_piece, pos->by_piece, sizeof sc->by_piece);
     sc->occ = pos->occupied;
     sc->by_color[RED] = pos->by_color[RED];
     sc->by_color[BLACK] = pos->by_color[BLACK];
@@ -105,6 +107,7 @@ static void scratch_unmove(Scratch *sc, Move m)
     sc->board[from] = (uint8_t)p;
     sc->board[to] = NO_PIECE;
     sc->id[from] = sc->id[to];
+    sc->by_piece[p] ^= ft;
     sc->occ ^= ft;
     sc->by_color[piece_color(p)] ^= ft;
     if (piece_type(p) == KING)
@@ -116,28 +119,12 @@ static inline PieceType type_on(const Scratch *sc, Square s)
     return piece_type((Piece)sc->board[s]);
 }
 
-static inline unsigned rank_bits(Bitboard occ, int r)
-{
-    return (unsigned)(occ >> (r * FILE_NB)) & ((1u << FILE_NB) - 1);
-}
-
-static inline unsigned file_bits(Bitboard occ, int f)
-{
-    unsigned m = 0;
-    for (int r = 0; r < RANK_NB; r++)
-        m |= (unsigned)((occ >> (r * FILE_NB + f)) & 1) << r;
-    return m;
-}
-
 /* First pieces seen along the four lines from s (chariot captures), or the second
  * ones (cannon captures), for the occupancy occ. */
 static Bitboard line_hits(Bitboard occ, Square s, bool second)
 {
-    int f = sq_file(s), r = sq_rank(s);
-    unsigned ro = rank_bits(occ, r), fo = file_bits(occ, f);
-    if (second)
-        return line_on_rank(rank_hit2[f][ro], r) | line_on_file(file_hit2[r][fo], f);
-    return line_on_rank(rank_hit1[f][ro], r) | line_on_file(file_hit1[r][fo], f);
+    unsigned ro = attacks_rank_occ(occ, sq_rank(s)), fo = attacks_file_occ(occ, sq_file(s));
+    return second ? attacks_hit2(s, ro, fo) : attacks_hit1(s, ro, fo);
 }
 
 /* Points a chasing piece (chariot, cannon, horse, elephant, advisor) on s can take. */
@@ -170,50 +157,18 @@ static Bitboard scratch_attacks(const Scratch *sc, Square s, PieceType t)
 
 /*
  * Pieces of colour `by` among `cand` that attack s, for the occupancy occ. With
- * `checks_only` this is Pikafish's checkers_to(): soldiers, horses, cannons, chariots
- * and the general seen as a chariot on an open line (flying general). Otherwise it is
- * attackers_to(): every kind of piece, the general by its palace steps only.
+ * `checks_only` s holds the other general and this is Pikafish's checkers_to():
+ * soldiers, horses, cannons, chariots and the general seen as a chariot on an open
+ * file (flying general). Otherwise it is attackers_to(): every kind of piece, the
+ * general by its palace steps only.
  */
-static Bitboard scratch_attackers(const Scratch *sc, Square s, Color by, Bitboard cand,
-                                  Bitboard occ, bool checks_only)
+static inline Bitboard scratch_attackers(const Scratch *sc, Square s, Color by, Bitboard cand,
+                                         Bitboard occ, bool checks_only)
 {
-    Bitboard att = 0;
-    Bitboard b = line_hits(occ, s, false) & cand;
-    while (b) {
-        Square x = bb_pop(&b);
-        if (type_on(sc, x) == CHARIOT || (checks_only && type_on(sc, x) == KING))
-            att |= bb_square(x);
-    }
-    b = line_hits(occ, s, true) & cand;
-    while (b) {
-        Square x = bb_pop(&b);
-        if (type_on(sc, x) == CANNON)
-            att |= bb_square(x);
-    }
-    const StepList *h = &horse_attackers[s];
-    for (int k = 0; k < h->n; k++)
-        if (bb_test(cand, h->to[k]) && type_on(sc, h->to[k]) == HORSE && !bb_test(occ, h->via[k]))
-            att |= bb_square(h->to[k]);
-    const StepList *p = &soldier_attackers[by][s];
-    for (int k = 0; k < p->n; k++)
-        if (bb_test(cand, p->to[k]) && type_on(sc, p->to[k]) == SOLDIER)
-            att |= bb_square(p->to[k]);
-    if (checks_only)
-        return att;
-    const StepList *g = &king_steps[s];
-    for (int k = 0; k < g->n; k++)
-        if (bb_test(cand, g->to[k]) && type_on(sc, g->to[k]) == KING)
-            att |= bb_square(g->to[k]);
-    const StepList *a = &advisor_steps[s];
-    for (int k = 0; k < a->n; k++)
-        if (bb_test(cand, a->to[k]) && type_on(sc, a->to[k]) == ADVISOR)
-            att |= bb_square(a->to[k]);
-    const StepList *e = &elephant_steps[s];
-    for (int k = 0; k < e->n; k++)
-        if (bb_test(cand, e->to[k]) && type_on(sc, e->to[k]) == ELEPHANT &&
-            !bb_test(occ, e->via[k]))
-            att |= bb_square(e->to[k]);
-    return att;
+    const Bitboard *pcs = &sc->by_piece[piece_make(by, NO_PIECE_TYPE)];
+    return attacks_to(pcs, by, s, occ, attacks_rank_occ(occ, sq_rank(s)),
+                      attacks_file_occ(occ, sq_file(s)), checks_only) &
+           cand;
 }
 
 /*
@@ -290,6 +245,8 @@ static bool recapture_exists(Scratch *sc, Color c, Square from, Square to)
     uint8_t moved = sc->board[from], taken = sc->board[to];
     sc->board[to] = moved;
     sc->board[from] = NO_PIECE;
+    sc->by_piece[moved] ^= bb_square(from) | bb_square(to);
+    sc->by_piece[taken] ^= bb_square(to);
     sc->occ ^= bb_square(from);
     sc->by_color[c] ^= bb_square(from) | bb_square(to);
     sc->by_color[them] ^= bb_square(to);
@@ -302,6 +259,8 @@ static bool recapture_exists(Scratch *sc, Color c, Square from, Square to)
     sc->by_color[them] ^= bb_square(to);
     sc->by_color[c] ^= bb_square(from) | bb_square(to);
     sc->occ ^= bb_square(from);
+    sc->by_piece[taken] ^= bb_square(to);
+    sc->by_piece[moved] ^= bb_square(from) | bb_square(to);
     sc->board[from] = moved;
     sc->board[to] = taken;
     return found;

@@ -23,20 +23,20 @@ typedef enum { RESULT_NONE, RESULT_WIN, RESULT_DRAW, RESULT_LOSS, RESULT_NB } Re
  */
 typedef enum {
     REASON_NONE,
-    REASON_CHECKMATE,       /* "checkmate": no legal move while in check */
-    REASON_STALEMATE,       /* "stalemate": no legal move, not in check (a loss) */
-    REASON_PERPETUAL_CHECK, /* "perpetual-check" */
-    REASON_PERPETUAL_CHASE, /* "perpetual-chase" */
-    REASON_REPETITION,      /* "repetition": a drawn repetition */
-    REASON_RULE60,          /* "60-move-rule" */
-    REASON_MATERIAL,        /* "insufficient-material" */
-    REASON_MOVE_LIMIT,      /* "move-limit": the runner's game-length cap */
-    REASON_ILLEGAL_MOVE,    /* "illegal-move" */
-    REASON_TIME_FORFEIT,    /* "time-forfeit" */
+    REASON_CHECKMATE,           /* "checkmate": no legal move while in check */
+    REASON_STALEMATE,           /* "stalemate": no legal move, not in check (a loss) */
+    REASON_PERPETUAL_CHECK,     /* "perpetual-check" */
+    REASON_PERPETUAL_CHASE,     /* "perpetual-chase" */
+    REASON_REPETITION,          /* "repetition": a drawn repetition */
+    REASON_RULE60,              /* "60-move-rule" */
+    REASON_MATERIAL,            /* "insufficient-material" */
+    REASON_MOVE_LIMIT,          /* "move-limit": the runner's game-length cap */
+    REASON_ILLEGAL_MOVE,        /* "illegal-move" */
+    REASON_TIME_FORFEIT,        /* "time-forfeit" */
     REASON_ADJUDICATION_RESIGN, /* "adjudication-resign": both engines' scores agreed */
     REASON_ADJUDICATION_DRAW,   /* "adjudication-draw": both scores stayed near zero */
-    REASON_ENGINE_CRASH,    /* "engine-crash": an external engine died or hung */
-    REASON_RESIGN,          /* "resign": an external engine resigned */
+    REASON_ENGINE_CRASH,        /* "engine-crash": an external engine died or hung */
+    REASON_RESIGN,              /* "resign": an external engine resigned */
     REASON_NB
 } Reason;
 

@@ -22,12 +22,27 @@ enum {
     VALUE_MATED_IN_MAX_PLY = -VALUE_MATE_IN_MAX_PLY,
 };
 
-static inline Score S(int mg, int eg) { return (Score)((uint32_t)eg << 16) + mg; }
+static inline Score S(int mg, int eg)
+{
+    return (Score)((uint32_t)eg << 16) + mg;
+}
 
-static inline int score_mg(Score s) { return (int16_t)(uint16_t)(uint32_t)s; }
-static inline int score_eg(Score s) { return (int16_t)(uint16_t)((uint32_t)(s + 0x8000) >> 16); }
+static inline int score_mg(Score s)
+{
+    return (int16_t)(uint16_t)(uint32_t)s;
+}
+static inline int score_eg(Score s)
+{
+    return (int16_t)(uint16_t)((uint32_t)(s + 0x8000) >> 16);
+}
 
-static inline Value value_mate_in(int ply) { return VALUE_MATE - ply; }
-static inline Value value_mated_in(int ply) { return -VALUE_MATE + ply; }
+static inline Value value_mate_in(int ply)
+{
+    return VALUE_MATE - ply;
+}
+static inline Value value_mated_in(int ply)
+{
+    return -VALUE_MATE + ply;
+}
 
 #endif

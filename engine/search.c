@@ -7,22 +7,23 @@
 #include <time.h>
 
 #include "evaluate.h"
-#include "movegen.h"
+#include "movepick.h"
 #include "rules.h"
 #include "see.h"
 
-/* Reductions by depth and move number, built once. */
-static int8_t lmr_table[MAX_PLY][64];
-
-void search_init(void)
+/* The reduction table of s->sp, unless it has it already. */
+static void lmr_build(Search *s)
 {
-    static bool done;
-    if (done)
+    if (s->lmr_for[0] == s->sp.lmr_base && s->lmr_for[1] == s->sp.lmr_divisor)
         return;
+    double base = s->sp.lmr_base / 100.0, divisor = s->sp.lmr_divisor / 100.0;
     for (int d = 1; d < MAX_PLY; d++)
-        for (int m = 1; m < 64; m++)
-            lmr_table[d][m] = (int8_t)(0.8 + log(d) * log(m) / 2.3);
-    done = true;
+        for (int m = 1; m < 64; m++) {
+            double r = base + log(d) * log(m) / divisor;
+            s->lmr[d][m] = (int8_t)(r < 127 ? r : 127);
+        }
+    s->lmr_for[0] = s->sp.lmr_base;
+    s->lmr_for[1] = s->sp.lmr_divisor;
 }
 
 void search_clear(Search *s)
@@ -54,93 +55,13 @@ static bool should_stop(Search *s)
         if (atomic_load_explicit(s->stop, memory_order_relaxed))
             return s->aborted = true;
         /* the first iteration always completes, so there is a move to play */
-        if (s->plan.maximum && s->root_depth > 1 &&
-            time_now_ms() - s->start_ms >= s->plan.maximum)
+        if (s->plan.maximum && s->root_depth > 1 && time_now_ms() - s->start_ms >= s->plan.maximum)
             return s->aborted = true;
     }
     return false;
 }
 
-/* ---- move ordering ---------------------------------------------------------------- */
-
-enum {
-    SCORE_TT = 1 << 30,
-    SCORE_GOOD_CAPTURE = 1 << 28,
-    SCORE_KILLER = 1 << 27,
-    SCORE_COUNTER = (1 << 27) - 2,
-    SCORE_BAD_CAPTURE = -(1 << 28),
-};
-
-typedef struct {
-    MoveList list;
-    int scores[MOVELIST_MAX];
-    int next;
-} Picker;
-
-static inline int mvv_lva(const Position *pos, Move m)
-{
-    return SEE_VALUE[piece_type(pos_piece_on(pos, move_to(m)))] * 8 -
-           SEE_VALUE[piece_type(pos_piece_on(pos, move_from(m)))] / 100;
-}
-
-/* Butterfly history plus the continuation histories of the last two plies. */
-static inline int quiet_score(const Search *s, const Position *pos, Move m, int ply)
-{
-    Piece pc = pos_piece_on(pos, move_from(m));
-    int sc = s->history[pos->side][move_from(m)][move_to(m)];
-    for (int k = 1; k <= 2 && ply - k >= 0; k++)
-        if (s->stack[ply - k].cont)
-            sc += (*s->stack[ply - k].cont)[pc][move_to(m)];
-    return sc;
-}
-
-static void picker_score(const Search *s, const Position *pos, Picker *pk, Move tt_move, int ply,
-                         bool captures_only)
-{
-    const SearchStack *ss = &s->stack[ply];
-    Move prev = ply > 0 ? s->stack[ply - 1].current : MOVE_NONE;
-    Move counter = MOVE_NONE;
-    if (prev != MOVE_NONE && prev != MOVE_NULL)
-        counter = s->counter[pos_piece_on(pos, move_to(prev))][move_to(prev)];
-    for (int i = 0; i < pk->list.count; i++) {
-        Move m = pk->list.moves[i];
-        int sc;
-        if (m == tt_move)
-            sc = SCORE_TT;
-        else if (pos_is_capture(pos, m))
-            sc = mvv_lva(pos, m) +
-                 (captures_only || see_ge(pos, m, 0) ? SCORE_GOOD_CAPTURE : SCORE_BAD_CAPTURE);
-        else if (m == ss->killers[0])
-            sc = SCORE_KILLER;
-        else if (m == ss->killers[1])
-            sc = SCORE_KILLER - 1;
-        else if (m == counter)
-            sc = SCORE_COUNTER;
-        else
-            sc = quiet_score(s, pos, m, ply);
-        pk->scores[i] = sc;
-    }
-    pk->next = 0;
-}
-
-/* Selection sort, one move at a time: most nodes cut off after a few moves. */
-static Move picker_next(Picker *pk)
-{
-    if (pk->next >= pk->list.count)
-        return MOVE_NONE;
-    int best = pk->next;
-    for (int i = pk->next + 1; i < pk->list.count; i++)
-        if (pk->scores[i] > pk->scores[best])
-            best = i;
-    Move m = pk->list.moves[best];
-    int sc = pk->scores[best];
-    pk->list.moves[best] = pk->list.moves[pk->next];
-    pk->scores[best] = pk->scores[pk->next];
-    pk->list.moves[pk->next] = m;
-    pk->scores[pk->next] = sc;
-    pk->next++;
-    return m;
-}
+/* ---- what a cut-off teaches the move ordering -------------------------------------- */
 
 static inline void history_update(int16_t *h, int bonus)
 {
@@ -148,14 +69,13 @@ static inline void history_update(int16_t *h, int bonus)
     *h = (int16_t)(v > 16000 ? 16000 : v < -16000 ? -16000 : v);
 }
 
-static void update_quiet_stats(Search *s, int ply, Move best, const Move *quiets, int nq,
-                               int depth)
+static void update_quiet_stats(Search *s, int ply, Move best, const Move *quiets, int nq, int depth)
 {
     Position *pos = &s->pos;
     SearchStack *ss = &s->stack[ply];
-    int bonus = depth * depth * 16 + 32;
-    if (bonus > 4000)
-        bonus = 4000;
+    int bonus = depth * depth * s->sp.history_bonus_mul + s->sp.history_bonus_add;
+    if (bonus > s->sp.history_bonus_max)
+        bonus = s->sp.history_bonus_max;
     if (ss->killers[0] != best) {
         ss->killers[1] = ss->killers[0];
         ss->killers[0] = best;
@@ -208,14 +128,38 @@ static bool rule_cutoff(Search *s, int ply, Value *alpha, Value *beta, Value *v)
     return false;
 }
 
+/* ---- making a move in the tree ---------------------------------------------------- */
+
+/* The PV of the node at ss: move m, then the child's PV. */
+static void pv_update(SearchStack *ss, Move m)
+{
+    ss->pv[0] = m;
+    int n = ss[1].pv_len;
+    if (n > MAX_PLY - 1)
+        n = MAX_PLY - 1;
+    memcpy(ss->pv + 1, ss[1].pv, (size_t)n * sizeof(Move));
+    ss->pv_len = n + 1;
+}
+
+/* Makes m at ply, noting it and its continuation history for the plies below. */
+static inline void make_move(Search *s, int ply, Move m)
+{
+    Position *pos = &s->pos;
+    s->stack[ply].cont = &s->cont_history[pos_piece_on(pos, move_from(m))][move_to(m)];
+    pos_do_move(pos, m);
+    s->stack[ply].current = m;
+}
+
 /* ---- quiescence ----------------------------------------------------------------- */
 
 /* qdepth counts the plies since the main search ended: its first ply also tries quiet
- * checks, so that mates and forks by check are not cut off at the horizon. */
+ * checks, so that mates and forks by check are not cut off at the horizon. The main
+ * search keeps no PV below its horizon; search_quiescence asks for one (qsearch_pv). */
 static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
 {
     Position *pos = &s->pos;
     bool pv_node = beta - alpha > 1;
+    s->stack[ply].pv_len = 0;
     s->nodes++;
     if (ply > s->seldepth)
         s->seldepth = ply;
@@ -250,41 +194,23 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
             alpha = best;
     }
 
-    Picker pk;
-    if (in_check)
-        gen_legal(pos, &pk.list);
-    else
-        gen_captures(pos, &pk.list);
-    if (in_check && pk.list.count == 0)
+    MovePicker mp;
+    int ncaptures = movepick_init_quiescence(&mp, s, pos, tte.move, ply, !in_check && qdepth == 0);
+    if (in_check && ncaptures == 0)
         return value_mated_in(ply);
-    picker_score(s, pos, &pk, tte.move, ply, true);
-    int ncaptures = pk.list.count;
-    if (!in_check && qdepth == 0) {
-        MoveList quiets;
-        gen_quiets(pos, &quiets);
-        for (int i = 0; i < quiets.count; i++) {
-            Move q = quiets.moves[i];
-            if (pos_gives_check(pos, q) && see_ge(pos, q, 0)) {
-                pk.scores[pk.list.count] = -1;
-                pk.list.moves[pk.list.count++] = q;
-            }
-        }
-    }
 
     Move best_move = MOVE_NONE;
     Move m;
-    while ((m = picker_next(&pk)) != MOVE_NONE) {
-        if (!in_check && pk.next <= ncaptures) {
+    while ((m = movepick_next(&mp)) != MOVE_NONE) {
+        if (!in_check && mp.next <= ncaptures) {
             /* a capture that cannot lift the score to alpha, or loses material, waits */
             Value gain = SEE_VALUE[piece_type(pos_piece_on(pos, move_to(m)))];
-            if (stand_pat + gain + 150 <= alpha)
+            if (stand_pat + gain + s->sp.qs_futility_margin <= alpha)
                 continue;
             if (!see_ge(pos, m, 0))
                 continue;
         }
-        s->stack[ply].cont = &s->cont_history[pos_piece_on(pos, move_from(m))][move_to(m)];
-        pos_do_move(pos, m);
-        s->stack[ply].current = m;
+        make_move(s, ply, m);
         Value v = -qsearch(s, -beta, -alpha, ply + 1, qdepth + 1);
         pos_undo_move(pos);
         if (s->aborted)
@@ -293,6 +219,8 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
             best = v;
             if (v > alpha) {
                 best_move = m;
+                if (pv_node && s->qsearch_pv)
+                    pv_update(&s->stack[ply], m);
                 if (v >= beta)
                     break;
                 alpha = v;
@@ -310,22 +238,13 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
  * without one (zugzwang-like endings). */
 static bool has_attackers(const Position *pos, Color c)
 {
-    return (pos_pieces(pos, c, CHARIOT) | pos_pieces(pos, c, HORSE) |
-            pos_pieces(pos, c, CANNON)) != 0;
-}
-
-static void pv_update(SearchStack *ss, Move m)
-{
-    ss->pv[0] = m;
-    int n = ss[1].pv_len;
-    if (n > MAX_PLY - 1)
-        n = MAX_PLY - 1;
-    memcpy(ss->pv + 1, ss[1].pv, (size_t)n * sizeof(Move));
-    ss->pv_len = n + 1;
+    return (pos_pieces(pos, c, CHARIOT) | pos_pieces(pos, c, HORSE) | pos_pieces(pos, c, CANNON)) !=
+           0;
 }
 
 static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool cut_node)
 {
+    const SearchParams *sp = &s->sp;
     bool pv_node = beta - alpha > 1;
     bool root = ply == 0;
     /* before the horizon test: the parent copies this PV, and qsearch keeps none */
@@ -384,15 +303,19 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
         /* reverse futility: far above beta at low depth; never against a beta that says
          * we are mated, which a static evaluation cannot refute (it would also hide a
          * position without a legal move, a loss here) */
-        if (depth <= 7 && eval - (90 - 30 * improving) * depth >= beta &&
+        if (depth <= sp->rfp_depth &&
+            eval - (sp->rfp_margin - sp->rfp_improving * improving) * depth >= beta &&
             eval < VALUE_MATE_IN_MAX_PLY && beta > VALUE_MATED_IN_MAX_PLY)
             return eval;
 
         /* null move: if passing still beats beta, a real move will too */
-        if (depth >= 3 && eval >= beta && ss->static_eval >= beta - 20 * depth &&
-            ply > 0 && s->stack[ply - 1].current != MOVE_NULL &&
-            has_attackers(pos, pos->side) && beta > VALUE_MATED_IN_MAX_PLY) {
-            int r = 3 + depth / 4 + (eval - beta > 600 ? 3 : (eval - beta) / 200);
+        if (depth >= sp->nmp_min_depth && eval >= beta &&
+            ss->static_eval >= beta - sp->nmp_static_margin * depth && ply > 0 &&
+            s->stack[ply - 1].current != MOVE_NULL && has_attackers(pos, pos->side) &&
+            beta > VALUE_MATED_IN_MAX_PLY) {
+            int by_eval = (eval - beta) / sp->nmp_eval_div;
+            int r = sp->nmp_base + depth / sp->nmp_depth_div +
+                    (by_eval < sp->nmp_eval_max ? by_eval : sp->nmp_eval_max);
             pos_do_null(pos);
             ss->current = MOVE_NULL;
             ss->cont = NULL;
@@ -406,13 +329,12 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     }
 
     /* no hash move at a deep node: search it shallower, it will have one next time */
-    if (depth >= 4 && tt_move == MOVE_NONE && (pv_node || cut_node))
+    if (depth >= sp->iir_min_depth && tt_move == MOVE_NONE && (pv_node || cut_node))
         depth--;
 
-    Picker pk;
-    if (gen_legal(pos, &pk.list) == 0)
+    MovePicker mp;
+    if (movepick_init(&mp, s, pos, tt_move, ply) == 0)
         return value_mated_in(ply); /* checkmate or stalemate: both lose */
-    picker_score(s, pos, &pk, tt_move, ply, false);
     s->stack[ply + 1].killers[0] = s->stack[ply + 1].killers[1] = MOVE_NONE;
 
     Value best = -VALUE_INFINITE;
@@ -421,23 +343,26 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     int nquiets = 0, move_count = 0;
     Value old_alpha = alpha;
 
-    while ((m = picker_next(&pk)) != MOVE_NONE) {
+    while ((m = movepick_next(&mp)) != MOVE_NONE) {
         move_count++;
         bool capture = pos_is_capture(pos, m);
-        int hist = capture ? 0 : quiet_score(s, pos, m, ply);
+        int hist = capture ? 0 : movepick_quiet_score(s, pos, m, ply);
 
         /* shallow pruning, once a move has kept us from being mated */
         if (!root && best > VALUE_MATED_IN_MAX_PLY && !in_check) {
             if (!capture) {
-                int lmp = (3 + depth * depth) / (2 - improving);
-                if (depth <= 8 && move_count > lmp && !pos_gives_check(pos, m))
+                int lmp = (sp->lmp_base + depth * depth) / (2 - improving);
+                if (depth <= sp->lmp_depth && move_count > lmp && !pos_gives_check(pos, m))
                     continue;
-                if (depth <= 6 && ss->static_eval + 120 + 100 * depth <= alpha &&
-                    hist < 4000 && !pos_gives_check(pos, m))
+                if (depth <= sp->fut_depth &&
+                    ss->static_eval + sp->fut_base + sp->fut_margin * depth <= alpha &&
+                    hist < sp->fut_history && !pos_gives_check(pos, m))
                     continue;
-                if (depth <= 8 && !see_ge(pos, m, -25 * depth * depth))
+                if (depth <= sp->see_quiet_depth &&
+                    !see_ge(pos, m, -sp->see_quiet_margin * depth * depth))
                     continue;
-            } else if (depth <= 6 && !see_ge(pos, m, -150 * depth)) {
+            } else if (depth <= sp->see_capture_depth &&
+                       !see_ge(pos, m, -sp->see_capture_margin * depth)) {
                 continue;
             }
         }
@@ -445,22 +370,21 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
         /* check extension for checks that do not hang the checking piece, bounded so
          * perpetual-check lines cannot run away */
         bool extend = ply < 2 * s->root_depth && pos_gives_check(pos, m) && see_ge(pos, m, 0);
-        ss->cont = &s->cont_history[pos_piece_on(pos, move_from(m))][move_to(m)];
-        pos_do_move(pos, m);
+        make_move(s, ply, m);
         tt_prefetch(s->tt, pos_key(pos));
-        ss->current = m;
         bool gives_check = pos_in_check(pos);
         int new_depth = depth - 1 + extend;
 
         Value v;
         int searched = move_count - 1;
-        if (depth >= 3 && move_count > 1 + pv_node && (!capture || cut_node)) {
-            int r = lmr_table[depth < MAX_PLY ? depth : MAX_PLY - 1][move_count < 64 ? move_count : 63];
+        if (depth >= sp->lmr_min_depth && move_count > 1 + pv_node && (!capture || cut_node)) {
+            int r =
+                s->lmr[depth < MAX_PLY ? depth : MAX_PLY - 1][move_count < 64 ? move_count : 63];
             r += !pv_node;
             r += cut_node;
             r -= gives_check;
             r += !improving;
-            r -= hist / 10000;
+            r -= hist / sp->lmr_history_div;
             if (r < 0)
                 r = 0;
             if (r > new_depth - 1)
@@ -478,7 +402,6 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
         pos_undo_move(pos);
         if (s->aborted)
             return VALUE_ZERO;
-
         if (v > best) {
             best = v;
             if (v > alpha) {
@@ -497,7 +420,9 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     if (best >= beta && !pos_is_capture(pos, best_move))
         update_quiet_stats(s, ply, best_move, quiets, nquiets, depth);
 
-    Bound b = best >= beta ? BOUND_LOWER : (pv_node && alpha > old_alpha) ? BOUND_EXACT : BOUND_UPPER;
+    Bound b = best >= beta                     ? BOUND_LOWER
+              : (pv_node && alpha > old_alpha) ? BOUND_EXACT
+                                               : BOUND_UPPER;
     tt_store(s->tt, slot, key, best, b, depth, best_move, ss->static_eval, ply);
     return best;
 }
@@ -521,10 +446,12 @@ static void report(Search *s, const SearchCallbacks *cb, int depth, Value v, Bou
     cb->on_info(cb->ctx, &info);
 }
 
-SearchResult search_run(Search *s, const Position *root, const SearchLimits *limits,
-                        const SearchCallbacks *cb)
+/* What every search starts from: the root, the limits, a new TT generation and an
+ * empty stack. */
+static void search_start(Search *s, const Position *root, const SearchLimits *limits)
 {
     s->start_ms = time_now_ms();
+    s->sp = s->tune ? *s->tune : SPSA_PARAMS_DEFAULT;
     pos_copy(&s->pos, root);
     s->limits = *limits;
     s->plan = time_plan(limits, root->side, s->move_overhead, root->game_ply);
@@ -534,6 +461,28 @@ SearchResult search_run(Search *s, const Position *root, const SearchLimits *lim
     memset(s->stack, 0, sizeof s->stack);
     for (int i = 0; i < MAX_PLY + 4; i++)
         s->stack[i].static_eval = VALUE_NONE;
+}
+
+Value search_quiescence(Search *s, const Position *pos, bool quiet_checks, Move *pv, int *pv_len)
+{
+    SearchLimits none;
+    time_limits_clear(&none);
+    search_start(s, pos, &none);
+    s->seldepth = 0;
+    s->root_depth = 0;
+    s->qsearch_pv = true;
+    Value v = qsearch(s, -VALUE_INFINITE, VALUE_INFINITE, 0, quiet_checks ? 0 : 1);
+    s->qsearch_pv = false;
+    *pv_len = s->stack[0].pv_len;
+    memcpy(pv, s->stack[0].pv, (size_t)*pv_len * sizeof(Move));
+    return v;
+}
+
+SearchResult search_run(Search *s, const Position *root, const SearchLimits *limits,
+                        const SearchCallbacks *cb)
+{
+    search_start(s, root, limits);
+    lmr_build(s);
 
     SearchResult res = {MOVE_NONE, MOVE_NONE, VALUE_ZERO, 0, 0, 0};
     MoveList legal;
@@ -550,8 +499,8 @@ SearchResult search_run(Search *s, const Position *root, const SearchLimits *lim
     for (int depth = 1; depth <= max_depth; depth++) {
         s->root_depth = depth;
         s->seldepth = 0;
-        Value delta = 30, alpha = -VALUE_INFINITE, beta = VALUE_INFINITE, v;
-        if (depth >= 5) {
+        Value delta = s->sp.asp_delta, alpha = -VALUE_INFINITE, beta = VALUE_INFINITE, v;
+        if (depth >= s->sp.asp_min_depth) {
             alpha = prev - delta > -VALUE_INFINITE ? prev - delta : -VALUE_INFINITE;
             beta = prev + delta < VALUE_INFINITE ? prev + delta : VALUE_INFINITE;
         }

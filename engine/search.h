@@ -11,6 +11,7 @@
 #include "eval_terms.h"
 #include "position.h"
 #include "score.h"
+#include "spsa_params.h"
 #include "timeman.h"
 #include "tt.h"
 
@@ -58,6 +59,7 @@ typedef struct Search {
     Position pos;
     TT *tt;
     const EvalParams *params;
+    const SearchParams *tune; /* the tunable constants to search with; NULL: the defaults */
     atomic_bool *stop;
     SearchLimits limits;
     TimePlan plan;
@@ -67,25 +69,41 @@ typedef struct Search {
     int seldepth;
     int root_depth;
     bool aborted;
+    bool qsearch_pv; /* quiescence keeps a PV too (search_quiescence) */
     int16_t history[COLOR_NB][SQUARE_NB][SQUARE_NB];
     Move counter[PIECE_NB][SQUARE_NB];
     PieceToHistory cont_history[PIECE_NB][SQUARE_NB];
     SearchStack stack[MAX_PLY + 4];
+    SearchParams sp; /* *tune, copied when a search starts: what the search reads */
+    /* reductions by depth and move number, built for sp's lmr_base and lmr_divisor
+     * (lmr_for; a divisor of 0: not built yet) */
+    int8_t lmr[MAX_PLY][64];
+    int lmr_for[2];
 } Search;
-
-/* Builds the reduction table; idempotent, called by engine_new before any thread runs. */
-void search_init(void);
 
 /* Forgets what earlier searches learnt (histories); the TT is cleared separately. */
 void search_clear(Search *s);
 
 /*
  * Searches pos (copied) within limits. stop may be raised from another thread. The
- * search state s must stay alive during the call; tt and params are only read and
- * written through s.
+ * search state s must stay alive during the call; tt, params and tune are only read
+ * and written through s.
  */
 SearchResult search_run(Search *s, const Position *pos, const SearchLimits *limits,
                         const SearchCallbacks *cb);
+
+/*
+ * The quiescence search alone, from pos (copied) with a full window: returns its value
+ * for the side to move and fills pv (room for MAX_PLY moves) with its principal
+ * variation, *pv_len moves. It searches captures, and every evasion when in check; the
+ * line ends where the static evaluation stands, in mate, or in a verdict of the rules.
+ * With quiet_checks its first ply also tries the quiet checks, as at the main search's
+ * horizon. Without them it is the search that runs below that first ply, and its line
+ * ends in a position that the same search leaves where it is: what the tuner's
+ * resolution needs. Reads and writes the TT like any search: a caller that wants each
+ * position judged alone clears it first.
+ */
+Value search_quiescence(Search *s, const Position *pos, bool quiet_checks, Move *pv, int *pv_len);
 
 /* Format a score the UCI way: "cp 35" or "mate -3". */
 void search_score_text(Value v, char *buf, int size);

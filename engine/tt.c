@@ -36,7 +36,10 @@ void tt_clear(TT *tt)
     tt->generation = 0;
 }
 
-void tt_new_search(TT *tt) { tt->generation = (uint8_t)(tt->generation + 4); }
+void tt_new_search(TT *tt)
+{
+    tt->generation = (uint8_t)(tt->generation + 4);
+}
 
 /* Mate scores are stored relative to the node, not the root. */
 static inline Value value_to_tt(Value v, int ply)
@@ -79,8 +82,8 @@ TTProbe tt_probe(const TT *tt, Key key, int ply, TTEntry **slot)
     return r;
 }
 
-void tt_store(TT *tt, TTEntry *e, Key key, Value value, Bound bound, int depth, Move m,
-              Value eval, int ply)
+void tt_store(TT *tt, TTEntry *e, Key key, Value value, Bound bound, int depth, Move m, Value eval,
+              int ply)
 {
     uint16_t k16 = tt_check_bits(key);
     if (m != MOVE_NONE || e->key16 != k16)

@@ -12,14 +12,19 @@
 #include "score.h"
 #include "types.h"
 
-typedef enum { BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = BOUND_UPPER | BOUND_LOWER } Bound;
+typedef enum {
+    BOUND_NONE,
+    BOUND_UPPER,
+    BOUND_LOWER,
+    BOUND_EXACT = BOUND_UPPER | BOUND_LOWER
+} Bound;
 
 typedef struct {
     uint16_t key16;
     uint16_t move;
     int16_t value;
     int16_t eval;
-    uint8_t depth;   /* depth + 1; 0 marks an empty entry */
+    uint8_t depth;    /* depth + 1; 0 marks an empty entry */
     uint8_t genbound; /* generation (high 6 bits) | bound (low 2 bits) */
 } TTEntry;
 
@@ -67,7 +72,10 @@ static inline size_t tt_index(const TT *tt, Key key)
 /* The 16 bits an entry keeps to recognise its position. The cluster index comes from
  * the key's high bits, so the check bits must be the low ones: taken from the high end
  * they would repeat the index and tell nothing. */
-static inline uint16_t tt_check_bits(Key key) { return (uint16_t)key; }
+static inline uint16_t tt_check_bits(Key key)
+{
+    return (uint16_t)key;
+}
 
 static inline void tt_prefetch(const TT *tt, Key key)
 {

@@ -2,15 +2,15 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+#include "error.h"
 #include "notation.h"
 
 const EvalTermInfo EVAL_TERM_INFO[EVAL_TERM_NB] = {
-#define X(name, count, kind, meaning)                                                         \
-    {#name, count, kind, meaning, offsetof(EvalParams, name)},
+#define X(name, count, kind, meaning) {#name, count, kind, meaning, offsetof(EvalParams, name)},
     EVAL_TERMS(X)
 #undef X
 };
@@ -19,20 +19,8 @@ static const char DEFAULT_TEXT[] =
 #include "default_weights.inc"
     ;
 
-static const char *const PIECE_WORDS[PIECE_TYPE_NB] = {
-    "none", "king", "advisor", "elephant", "horse", "chariot", "cannon", "soldier"};
-
-static bool fail(WeightsError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool fail(WeightsError *err, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-    return false;
-}
+static const char *const PIECE_WORDS[PIECE_TYPE_NB] = {"none",  "king",    "advisor", "elephant",
+                                                       "horse", "chariot", "cannon",  "soldier"};
 
 static void index_name(EvalIndexKind kind, int idx, char *buf, size_t size)
 {
@@ -137,7 +125,7 @@ bool weights_parse(const char *text, const char *source, EvalParams *out, Weight
         size_t keep = hash ? (size_t)(hash - p) : len;
         char line[256];
         if (keep >= sizeof line)
-            return fail(err, "%s:%d: line too long", source, line_no);
+            return ERROR_SET(err, "%s:%d: line too long", source, line_no);
         memcpy(line, p, keep);
         line[keep] = '\0';
         p += len + (eol ? 1 : 0);
@@ -148,12 +136,13 @@ bool weights_parse(const char *text, const char *source, EvalParams *out, Weight
         char *extra = strtok_r(NULL, " \t\r", &save);
         int param = param_lookup(name), vmg, veg;
         if (param < 0)
-            return fail(err, "%s:%d: unknown term '%.60s'", source, line_no, name);
+            return ERROR_SET(err, "%s:%d: unknown term '%.60s'", source, line_no, name);
         if (!parse_int16(mg, &vmg) || !parse_int16(eg, &veg) || extra)
-            return fail(err, "%s:%d: '%.60s' needs two integers (midgame endgame) within +-30000",
-                        source, line_no, name);
+            return ERROR_SET(err,
+                             "%s:%d: '%.60s' needs two integers (midgame endgame) within +-30000",
+                             source, line_no, name);
         if (seen[param])
-            return fail(err, "%s:%d: '%.60s' is given twice", source, line_no, name);
+            return ERROR_SET(err, "%s:%d: '%.60s' is given twice", source, line_no, name);
         seen[param] = true;
         vals[param] = S(vmg, veg);
         found++;
@@ -163,8 +152,8 @@ bool weights_parse(const char *text, const char *source, EvalParams *out, Weight
             if (!seen[i]) {
                 char nm[48];
                 weights_param_name(i, nm, sizeof nm);
-                return fail(err, "%s: missing '%s' (%d of %d terms given)", source, nm, found,
-                            EVAL_PARAM_NB);
+                return ERROR_SET(err, "%s: missing '%s' (%d of %d terms given)", source, nm, found,
+                                 EVAL_PARAM_NB);
             }
     }
     *out = tmp;
@@ -175,24 +164,19 @@ bool weights_load(const char *path, EvalParams *out, WeightsError *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return fail(err, "%s: %s", path, strerror(errno));
+        return ERROR_SET(err, "%s: %s", path, strerror(errno));
     char *text = NULL;
     size_t len = 0, cap = 0;
     for (;;) {
-        if (len + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 65536;
-            if (cap > (64u << 20)) {
-                free(text);
-                fclose(f);
-                return fail(err, "%s: file is too large for a weights file", path);
-            }
-            char *nt = realloc(text, cap);
-            if (!nt) {
-                free(text);
-                fclose(f);
-                return fail(err, "%s: out of memory", path);
-            }
-            text = nt;
+        if (len + 4096 + 1 > (64u << 20)) {
+            free(text);
+            fclose(f);
+            return ERROR_SET(err, "%s: file is too large for a weights file", path);
+        }
+        if (!array_reserve((void **)&text, &cap, len + 4096 + 1, 1, 65536)) {
+            free(text);
+            fclose(f);
+            return ERROR_SET(err, "%s: out of memory", path);
         }
         size_t got = fread(text + len, 1, 4096, f);
         len += got;
@@ -203,12 +187,12 @@ bool weights_load(const char *path, EvalParams *out, WeightsError *err)
     fclose(f);
     if (ioerr) {
         free(text);
-        return fail(err, "%s: read error", path);
+        return ERROR_SET(err, "%s: read error", path);
     }
     text[len] = '\0';
     if (strlen(text) != len) {
         free(text);
-        return fail(err, "%s: not a text file (contains a NUL byte)", path);
+        return ERROR_SET(err, "%s: not a text file (contains a NUL byte)", path);
     }
     bool ok = weights_parse(text, path, out, err);
     free(text);
@@ -241,19 +225,19 @@ bool weights_save(const char *path, const EvalParams *p, WeightsError *err)
     /* write a sibling file and rename it, so a failed write never leaves half a file */
     char tmp[4096];
     if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return fail(err, "%s: path too long", path);
+        return ERROR_SET(err, "%s: path too long", path);
     FILE *f = fopen(tmp, "w");
     if (!f)
-        return fail(err, "%s: %s", tmp, strerror(errno));
+        return ERROR_SET(err, "%s: %s", tmp, strerror(errno));
     bool ok = weights_write(f, p);
     ok = (fclose(f) == 0) && ok;
     if (!ok) {
         remove(tmp);
-        return fail(err, "%s: write error", tmp);
+        return ERROR_SET(err, "%s: write error", tmp);
     }
     if (rename(tmp, path) != 0) {
         remove(tmp);
-        return fail(err, "%s: %s", path, strerror(errno));
+        return ERROR_SET(err, "%s: %s", path, strerror(errno));
     }
     return true;
 }

@@ -1,11 +1,11 @@
 #include "wxf.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "movegen.h"
 
 static const char WXF_LETTER[PIECE_TYPE_NB] = {0, 'K', 'A', 'E', 'H', 'R', 'C', 'P'};
@@ -133,18 +133,6 @@ bool wxf_from_move(const Position *pos, Move m, char *buf, size_t size)
     return true;
 }
 
-static void set_error(WxfError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void set_error(WxfError *err, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-}
-
 PieceType wxf_piece_type(char ch)
 {
     switch (toupper((unsigned char)ch)) {
@@ -199,10 +187,8 @@ static bool parse_which(Color c, const char t[2], Which *w, WxfError *err)
     char a = t[0], b = t[1];
     if (isalpha((unsigned char)a)) {
         w->type = wxf_piece_type(a);
-        if (w->type == NO_PIECE_TYPE) {
-            set_error(err, "unknown piece letter '%c' (use K A E H R C P)", a);
-            return false;
-        }
+        if (w->type == NO_PIECE_TYPE)
+            return ERROR_SET(err, "unknown piece letter '%c' (use K A E H R C P)", a);
         if (is_file_digit(b)) {
             w->sel = SEL_FILE;
             w->file = file_index(c, b - '0');
@@ -210,21 +196,17 @@ static bool parse_which(Color c, const char t[2], Which *w, WxfError *err)
             w->sel = SEL_TANDEM;
             w->mark = b;
         } else if (b == '0') {
-            set_error(err, "files are numbered 1-9, not 0");
-            return false;
+            return ERROR_SET(err, "files are numbered 1-9, not 0");
         } else {
-            set_error(err, "after the piece letter comes a file 1-9, + or -, not '%c'", b);
-            return false;
+            return ERROR_SET(err, "after the piece letter comes a file 1-9, + or -, not '%c'", b);
         }
         return true;
     }
     if (is_sign(a)) {
         if (isalpha((unsigned char)b)) {
             w->type = wxf_piece_type(b);
-            if (w->type == NO_PIECE_TYPE) {
-                set_error(err, "unknown piece letter '%c' (use K A E H R C P)", b);
-                return false;
-            }
+            if (w->type == NO_PIECE_TYPE)
+                return ERROR_SET(err, "unknown piece letter '%c' (use K A E H R C P)", b);
             w->sel = SEL_TANDEM;
             w->mark = a;
             return true;
@@ -235,26 +217,20 @@ static bool parse_which(Color c, const char t[2], Which *w, WxfError *err)
             w->mark = a;
             return true;
         }
-        set_error(err, "'%c%c' names no piece (write e.g. R+, +R, ++ or --)", a, b);
-        return false;
+        return ERROR_SET(err, "'%c%c' names no piece (write e.g. R+, +R, ++ or --)", a, b);
     }
     if (is_file_digit(a)) {
-        if (!is_sign(b) && b != a) {
-            set_error(err, "pawn file %c must be followed by +, - or %c, not '%c'", a, a, b);
-            return false;
-        }
+        if (!is_sign(b) && b != a)
+            return ERROR_SET(err, "pawn file %c must be followed by +, - or %c, not '%c'", a, a, b);
         w->type = SOLDIER;
         w->sel = SEL_FILE_TANDEM;
         w->file = file_index(c, a - '0');
         w->mark = b;
         return true;
     }
-    if (a == '0') {
-        set_error(err, "files are numbered 1-9, not 0");
-        return false;
-    }
-    set_error(err, "a WXF move starts with a piece letter, not '%c'", a);
-    return false;
+    if (a == '0')
+        return ERROR_SET(err, "files are numbered 1-9, not 0");
+    return ERROR_SET(err, "a WXF move starts with a piece letter, not '%c'", a);
 }
 
 /* Finds the square of the piece that w names, or SQ_NONE with err filled. */
@@ -268,7 +244,7 @@ static Square find_piece(const Position *pos, Color c, const Which *w, WxfError 
     case SEL_FILE:
         n = file_pieces(pos, c, w->type, w->file, line);
         if (n == 0) {
-            set_error(err, "no %s %s on file %d", color_name(c), name, file_number(c, w->file));
+            ERROR_SET(err, "no %s %s on file %d", color_name(c), name, file_number(c, w->file));
             return SQ_NONE;
         }
         if (n == 1)
@@ -276,7 +252,7 @@ static Square find_piece(const Position *pos, Color c, const Which *w, WxfError 
         /* The middle one of three or five pawns is written with its plain file digit. */
         if (w->type == SOLDIER && n % 2 == 1)
             return line[n / 2];
-        set_error(err, "%d %s %ss on file %d: write %c+ or %c- instead of the file", n,
+        ERROR_SET(err, "%d %s %ss on file %d: write %c+ or %c- instead of the file", n,
                   color_name(c), name, file_number(c, w->file), WXF_LETTER[w->type],
                   WXF_LETTER[w->type]);
         return SQ_NONE;
@@ -284,11 +260,11 @@ static Square find_piece(const Position *pos, Color c, const Which *w, WxfError 
     case SEL_TANDEM: {
         int count = tandem_files(pos, c, w->type, &file);
         if (count == 0) {
-            set_error(err, "'%c' needs two %s %ss on one file", w->mark, color_name(c), name);
+            ERROR_SET(err, "'%c' needs two %s %ss on one file", w->mark, color_name(c), name);
             return SQ_NONE;
         }
         if (count > 1) {
-            set_error(err,
+            ERROR_SET(err,
                       "%s pawns stand in tandem on two files: start with the file, "
                       "e.g. 3%c",
                       color_name(c), w->mark);
@@ -303,7 +279,7 @@ static Square find_piece(const Position *pos, Color c, const Which *w, WxfError 
     case SEL_END:
         if (tandem_files(pos, c, SOLDIER, &file) != 1 ||
             (n = file_pieces(pos, c, SOLDIER, file, line)) < 4) {
-            set_error(err, "'%c%c' needs four or five %s pawns on one file", w->mark, w->mark,
+            ERROR_SET(err, "'%c%c' needs four or five %s pawns on one file", w->mark, w->mark,
                       color_name(c));
             return SQ_NONE;
         }
@@ -312,7 +288,7 @@ static Square find_piece(const Position *pos, Color c, const Which *w, WxfError 
     case SEL_FILE_TANDEM:
         n = file_pieces(pos, c, SOLDIER, w->file, line);
         if (n < 2 || n > 3) {
-            set_error(err,
+            ERROR_SET(err,
                       "the file-first form needs two or three %s pawns on file %d, "
                       "not %d",
                       color_name(c), file_number(c, w->file), n);
@@ -323,7 +299,7 @@ static Square find_piece(const Position *pos, Color c, const Which *w, WxfError 
         if (w->mark == '-')
             return line[n - 1];
         if (n != 3) {
-            set_error(err, "only three pawns on a file have a middle one");
+            ERROR_SET(err, "only three pawns on a file have a middle one");
             return SQ_NONE;
         }
         return line[1];
@@ -339,12 +315,12 @@ static Square find_target(Color c, PieceType t, Square from, char dir, int num, 
 
     if (dir == '.') {
         if (!moves_straight(t)) {
-            set_error(err, "%ss never move sideways", name);
+            ERROR_SET(err, "%ss never move sideways", name);
             return SQ_NONE;
         }
         int to_file = file_index(c, num);
         if (to_file == file) {
-            set_error(err, "a sideways move must go to another file than %d", num);
+            ERROR_SET(err, "a sideways move must go to another file than %d", num);
             return SQ_NONE;
         }
         return sq_make(to_file, rank);
@@ -354,7 +330,7 @@ static Square find_target(Color c, PieceType t, Square from, char dir, int num, 
     if (moves_straight(t)) {
         int to_rank = rank + step * num;
         if (to_rank < 0 || to_rank >= RANK_NB) {
-            set_error(err, "%d ranks %s runs off the board", num, dir == '+' ? "forward" : "back");
+            ERROR_SET(err, "%d ranks %s runs off the board", num, dir == '+' ? "forward" : "back");
             return SQ_NONE;
         }
         return sq_make(file, to_rank);
@@ -370,12 +346,12 @@ static Square find_target(Color c, PieceType t, Square from, char dir, int num, 
     else if (t == HORSE && (df == 1 || df == 2))
         dr = 3 - df;
     if (!dr) {
-        set_error(err, "a %s on file %d cannot reach file %d", name, file_number(c, file), num);
+        ERROR_SET(err, "a %s on file %d cannot reach file %d", name, file_number(c, file), num);
         return SQ_NONE;
     }
     int to_rank = rank + step * dr;
     if (to_rank < 0 || to_rank >= RANK_NB) {
-        set_error(err, "that %s move runs off the board", name);
+        ERROR_SET(err, "that %s move runs off the board", name);
         return SQ_NONE;
     }
     return sq_make(to_file, to_rank);
@@ -384,7 +360,7 @@ static Square find_target(Color c, PieceType t, Square from, char dir, int num, 
 Move wxf_to_move(const Position *pos, const char *text, WxfError *err)
 {
     if (!text) {
-        set_error(err, "no move text");
+        ERROR_SET(err, "no move text");
         return MOVE_NONE;
     }
     while (isspace((unsigned char)*text))
@@ -393,17 +369,17 @@ Move wxf_to_move(const Position *pos, const char *text, WxfError *err)
     while (len && isspace((unsigned char)text[len - 1]))
         len--;
     if (len != 4) {
-        set_error(err, "a WXF move has four characters, e.g. C2.5, not %zu", len);
+        ERROR_SET(err, "a WXF move has four characters, e.g. C2.5, not %zu", len);
         return MOVE_NONE;
     }
 
     char dir = text[2] == '=' ? '.' : text[2];
     if (dir != '+' && dir != '-' && dir != '.') {
-        set_error(err, "the third character must be +, - or . (or =), not '%c'", text[2]);
+        ERROR_SET(err, "the third character must be +, - or . (or =), not '%c'", text[2]);
         return MOVE_NONE;
     }
     if (!is_file_digit(text[3])) {
-        set_error(err, "the last character must be a digit 1-9, not '%c'", text[3]);
+        ERROR_SET(err, "the last character must be a digit 1-9, not '%c'", text[3]);
         return MOVE_NONE;
     }
     int num = text[3] - '0';
@@ -421,7 +397,7 @@ Move wxf_to_move(const Position *pos, const char *text, WxfError *err)
 
     Move m = move_make(from, to);
     if (!move_is_legal(pos, m)) {
-        set_error(err, "%.4s is not a legal move here", text);
+        ERROR_SET(err, "%.4s is not a legal move here", text);
         return MOVE_NONE;
     }
     return m;

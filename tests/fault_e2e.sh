@@ -155,6 +155,6 @@ check "an engine that dies while it starts is started again and the run complete
 # ---- an ack log that cannot be written ----
 "$coord" --bind 'tcp://127.0.0.1:*' --games 2 --out "$tmp/x.h5" --ack-log "$tmp/no/such/dir/acks" \
     >"$tmp/x.out" 2>&1
-[ $? -ne 0 ] && grep -q -- "--ack-log $tmp/no/such/dir/acks: No such file or directory" "$tmp/x.out"
+[ $? -ne 0 ] && grep -q -- "--ack-log $tmp/no/such/dir/acks: the folder does not exist" "$tmp/x.out"
 check "an --ack-log that cannot be opened: an error naming it, no serving" $? "$tmp/x.out"
 e2e_end

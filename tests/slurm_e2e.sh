@@ -161,7 +161,8 @@ sleep 20
 scancel "$job"
 wait_job "$job" 120
 [ "$jstate" = CANCELLED ]
-check "scancel ends the running job (state ${jstate:-none})" $? "$(tail -n 20 "$sl/work"/part-*.log 2>/dev/null)"
+check "scancel ends the running job (state ${jstate:-none})" $? \
+    "$(tail -n 20 "$sl/work"/part-*.log "$sl/work/chuhe-$job.coordinator.log" 2>/dev/null)"
 mid=$(verify_games "$sl/work/part.h5")
 [ -n "$mid" ] && [ "$mid" -gt 0 ] && [ "$mid" -lt 4000 ]
 check "after scancel the run file verifies (${mid:-no} games stored of 4000)" $? "$tmp/verify.out"

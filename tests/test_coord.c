@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "coordinator/coord_cli.h"
 #include "coordinator/coord_config.h"
 #include "coordinator/coord_json.h"
 #include "coordinator/sched.h"
@@ -135,6 +136,104 @@ static void test_config_json_round_trip_and_resume(void **state)
         coord_config_resume(&r, &rg, "{\"format\":\"" COORD_CONFIG_FORMAT "\",\"zz\":1}", &err));
     assert_non_null(strstr(err.msg, "zz"));
     assert_false(coord_config_resume(&r, &rg, "not json", &err));
+}
+
+/* The command line as chuhe-coordinator reads it; false with the message in err. */
+static bool command_line(CoordConfig *c, CoordGiven *g, int argc, const char *const *argv,
+                         CoordError *err)
+{
+    coord_config_defaults(c);
+    return coord_cli_parse(c, g, argc, (char **)argv, err);
+}
+
+/* Every number is read whole and in its range, a value that starts with '-' as the
+ * option's value; the message names the option, the text and the range. */
+static void test_config_numbers(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *argv[4];
+        const char *msg;
+    } cases[] = {
+        {{"--nodes", "-1"}, "--nodes: '-1' is out of range (allowed: 0..4000000000)"},
+        {{"--draw-score", "-5"}, "--draw-score: '-5' is out of range (allowed: 0..32000)"},
+        {{"--games", "1e3"}, "--games: '1e3' is not a whole number (allowed: 1..1000000000000)"},
+        {{"--games", "12abc"}, "--games: '12abc' is not a whole number"},
+        {{"--depth="}, "--depth: '' is not a whole number"},
+        {{"--heartbeat-timeout", "0"},
+         "--heartbeat-timeout: '0' is out of range (allowed: 1..86400)"},
+        {{"--rate-limit", "0x10"}, "--rate-limit: '0x10' is not a number"},
+        {{"--seed", "18446744073709551616"},
+         "--seed: '18446744073709551616' is out of range (allowed: 0..18446744073709551615)"},
+        {{"--seed", "-1"}, "--seed: '-1' is not a whole number"},
+        {{"-rounds", "-5"}, "-rounds: '-5' is out of range (allowed: 1..1000000000000)"},
+        {{"-maxmoves", "0"}, "-maxmoves: '0' is out of range (allowed: 1..512)"},
+        {{"-repeat", "-1"}, "-repeat: '-1' is out of range"},
+        {{"-concurrency", "x"}, "-concurrency: 'x' is not a whole number"},
+        {{"-draw", "movenumber=x", "movecount=3", "score=5"}, "-draw movenumber: 'x'"},
+        {{"-each", "st=-1"}, "st: '-1' is out of range (allowed: 0.001..3600)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CoordConfig c;
+        CoordGiven g;
+        CoordError err;
+        int argc = 0;
+        while (argc < 4 && cases[i].argv[argc])
+            argc++;
+        assert_false(command_line(&c, &g, argc, cases[i].argv, &err));
+        if (!strstr(err.msg, cases[i].msg))
+            fail_msg("%s: '%s', expected '%s'", cases[i].argv[0], err.msg, cases[i].msg);
+    }
+    /* the largest seed still passes, and -1 in the right place is a value */
+    CoordConfig c;
+    CoordGiven g;
+    CoordError err;
+    const char *seed[] = {"--seed", "18446744073709551615", "-repeat", "2"};
+    assert_true(command_line(&c, &g, 4, seed, &err));
+    assert_true(c.seed == UINT64_MAX);
+}
+
+/* Values judged together: the clock's parts and the SPRT's keys are named. */
+static void test_config_joint_messages(void **state)
+{
+    (void)state;
+    CoordConfig c;
+    CoordGiven g;
+    CoordError err;
+    const char *tc[] = {"--tc", "-5+1"};
+    assert_true(command_line(&c, &g, 2, tc, &err));
+    assert_false(coord_config_finish_new(&c, &g, &err));
+    assert_string_equal(err.msg, "--tc base: '-5' is out of range (allowed: 0.001..86400)");
+    const char *inc[] = {"--tc", "10+x"};
+    assert_true(command_line(&c, &g, 2, inc, &err));
+    assert_false(coord_config_finish_new(&c, &g, &err));
+    assert_non_null(strstr(err.msg, "--tc increment: 'x' is not a number"));
+    const char *sprt[] = {"--sprt", "garbage"};
+    assert_true(command_line(&c, &g, 2, sprt, &err));
+    assert_false(coord_config_finish_new(&c, &g, &err));
+    assert_non_null(strstr(err.msg, "--sprt: expected key=value with key elo0, elo1, alpha, "
+                                    "beta or model"));
+}
+
+/* verify reads a stored run_config with resume's code: the one written comes back, a
+ * damaged one is refused. */
+static void test_config_stored(void **state)
+{
+    (void)state;
+    CoordConfig c, *stored = malloc(sizeof *stored);
+    CoordGiven g;
+    CoordError err;
+    assert_non_null(stored);
+    const char *argv[] = {"--games", "10", "--nodes", "700"};
+    parse_ok(&c, &g, 4, argv);
+    assert_true(coord_config_finish_new(&c, &g, &err));
+    assert_true(coord_config_to_json(&c, g_json, sizeof g_json));
+    assert_true(coord_config_stored(stored, g_json, &err));
+    assert_int_equal(stored->nodes, 700);
+    g_json[strlen(g_json) - 6] = '\0';
+    assert_false(coord_config_stored(stored, g_json, &err));
+    assert_non_null(strstr(err.msg, "run_config"));
+    free(stored);
 }
 
 static void test_json_string_escapes(void **state)
@@ -328,6 +427,9 @@ int main(void)
         cmocka_unit_test(test_config_defaults_and_parse),
         cmocka_unit_test(test_config_rejects),
         cmocka_unit_test(test_config_json_round_trip_and_resume),
+        cmocka_unit_test(test_config_numbers),
+        cmocka_unit_test(test_config_joint_messages),
+        cmocka_unit_test(test_config_stored),
         cmocka_unit_test(test_json_string_escapes),
         cmocka_unit_test(test_schedule_hand_out_and_requeue),
         cmocka_unit_test(test_schedule_restore),

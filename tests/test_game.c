@@ -642,10 +642,10 @@ static int group_teardown(void **state)
 
 typedef struct {
     GameSearchStatus status;
-    const char *move;    /* reply; NULL: the first legal move */
-    int sleep_ms;        /* before answering */
+    const char *move; /* reply; NULL: the first legal move */
+    int sleep_ms;     /* before answering */
     int calls, new_games;
-    int64_t last_time;   /* limits.time of the mover at the last call */
+    int64_t last_time; /* limits.time of the mover at the last call */
     int last_nmoves;
 } FakeEngine;
 

@@ -20,8 +20,9 @@ static void test_opening_without_init(void **state)
     Opening op;
     PosError err;
     /* black elephants on c9 and g9, a black horse on a7: valid only with the tables */
-    if (!opening_parse_line(&op, "r1bakab1r/9/nc2c1n2/p1p1p1p1p/9/9/P1P1P1P1P/4B1CC1/4A4/"
-                                 "RN1AK1BNR w - - 6 4 ; moves b2g2",
+    if (!opening_parse_line(&op,
+                            "r1bakab1r/9/nc2c1n2/p1p1p1p1p/9/9/P1P1P1P1P/4B1CC1/4A4/"
+                            "RN1AK1BNR w - - 6 4 ; moves b2g2",
                             &err))
         fail_msg("opening refused: %s", err.msg);
     Position pos;

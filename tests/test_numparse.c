@@ -1,7 +1,8 @@
 /*
  * The strict number reader: tables of texts that must be read (with their value) and
- * texts that must be refused (with the message they get), for whole and real numbers,
- * and the promise that a refused text leaves the output alone.
+ * texts that must be refused (with the message they get), for whole numbers (signed and
+ * unsigned 64-bit) and real numbers, and the promise that a refused text leaves the output
+ * alone.
  */
 #include <float.h>
 #include <limits.h>
@@ -56,6 +57,27 @@ static const IntCase INT_CASES[] = {
     {"12345678901234567890123456789012345678901234567890", 0, 9, 0,
      "--max-score: '1234567890123456789012345678901234567890...' is out of range (allowed: "
      "0..9)"},
+};
+
+typedef struct {
+    const char *text;
+    uint64_t min, max;
+    uint64_t value;
+    const char *msg;
+} U64Case;
+
+static const U64Case U64_CASES[] = {
+    {"0", 0, UINT64_MAX, 0, NULL},
+    {"18446744073709551615", 0, UINT64_MAX, UINT64_MAX, NULL},
+    {"+7", 0, 10, 7, NULL},
+    {"-0", 0, 10, 0, NULL},
+    {"18446744073709551616", 0, UINT64_MAX, 0,
+     "--seed: '18446744073709551616' is out of range (allowed: 0..18446744073709551615)"},
+    {"-1", 0, UINT64_MAX, 0, "--seed: '-1' is out of range (allowed: 0..18446744073709551615)"},
+    {"0", 1, 5, 0, "--seed: '0' is out of range (allowed: 1..5)"},
+    {" 1", 0, 5, 0, "--seed: ' 1' is not a whole number (allowed: 0..5)"},
+    {"1e3", 0, 5000, 0, "--seed: '1e3' is not a whole number (allowed: 0..5000)"},
+    {"", 0, 5, 0, "--seed: '' is not a whole number (allowed: 0..5)"},
 };
 
 typedef struct {
@@ -126,6 +148,22 @@ static void test_int_table(void **state)
     }
 }
 
+static void test_u64_table(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof U64_CASES / sizeof *U64_CASES; i++) {
+        const U64Case *c = &U64_CASES[i];
+        uint64_t v = 12345;
+        char msg[200] = "";
+        bool ok = numparse_u64("--seed", c->text, c->min, c->max, &v, msg, sizeof msg);
+        check_row(c->text, ok, v == c->value, v == 12345, msg, c->msg);
+    }
+    uint64_t v = 3;
+    char msg[200];
+    assert_false(numparse_u64("--seed", NULL, 0, 10, &v, msg, sizeof msg));
+    assert_string_equal(msg, "--seed: needs a whole number (allowed: 0..10)");
+}
+
 static void test_double_table(void **state)
 {
     (void)state;
@@ -167,9 +205,8 @@ static void test_message_buffer(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_int_table),
-        cmocka_unit_test(test_double_table),
-        cmocka_unit_test(test_missing_value),
+        cmocka_unit_test(test_int_table),      cmocka_unit_test(test_u64_table),
+        cmocka_unit_test(test_double_table),   cmocka_unit_test(test_missing_value),
         cmocka_unit_test(test_message_buffer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

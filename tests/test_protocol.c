@@ -146,6 +146,15 @@ static bool make_sample(ProtoMsg *m, int i)
         return true;
     case 4:
         make_work(m, PROTO_OPENING_MAX);
+        /* the longest WORK: every tuned parameter, with the longest names */
+        for (int p = 0; p < 2; p++) {
+            ProtoPlayer *pl = &m->work.players[p];
+            pl->ntuned = PROTO_TUNED_MAX;
+            for (int k = 0; k < PROTO_TUNED_MAX; k++) {
+                memset(pl->tuned[k].name, 'a' + k % 26, PROTO_TUNED_NAME_MAX);
+                pl->tuned[k].value = (k - 20) * 1.25;
+            }
+        }
         return true;
     case 5:
         make_game(m, 0);
@@ -241,7 +250,7 @@ static void test_layout(void **state)
     make_simple(&g_msg, PROTO_WAIT);
     size_t n = encode_ok(&g_msg, g_buf);
     static const uint8_t want[] = {'C', 'H', 'U', 'H', PROTO_VERSION, 0,    PROTO_WAIT, 0,
-                                   4,   0,   0,   0,   0xc4, 0x09, 0,          0};
+                                   4,   0,   0,   0,   0xc4,          0x09, 0,          0};
     assert_int_equal(n, sizeof want);
     assert_memory_equal(g_buf, want, sizeof want);
 
@@ -332,6 +341,54 @@ static void test_external_player(void **state)
     assert_false(proto_ext_protocol_parse("cecp", &e));
 }
 
+/* Tuned parameters cross the wire bit for bit, and only names and values that an option
+ * list can take pass. */
+static void test_tuned(void **state)
+{
+    (void)state;
+    make_work(&g_msg, 2);
+    ProtoPlayer *p = &g_msg.work.players[0];
+    p->ntuned = 3;
+    snprintf(p->tuned[0].name, sizeof p->tuned[0].name, "rfp_margin");
+    p->tuned[0].value = 93;
+    snprintf(p->tuned[1].name, sizeof p->tuned[1].name, "Skill Level");
+    p->tuned[1].value = -0.1;
+    snprintf(p->tuned[2].name, sizeof p->tuned[2].name, "x");
+    p->tuned[2].value = 1e15;
+    size_t n = encode_ok(&g_msg, g_buf);
+    ProtoError err;
+    assert_true(proto_decode(g_buf, n, &g_tmp, &err));
+    assert_int_equal(g_tmp.work.players[0].ntuned, 3);
+    assert_string_equal(g_tmp.work.players[0].tuned[1].name, "Skill Level");
+    assert_true(g_tmp.work.players[0].tuned[1].value == -0.1);
+    assert_int_equal(g_tmp.work.players[1].ntuned, 0);
+
+    ProtoMsg good = g_msg;
+    p->tuned[1].name[5] = '=';
+    expect_encode_fails(&g_msg, "empty name, or '=' or ';'");
+    g_msg = good;
+    p->tuned[2].name[0] = '\0';
+    expect_encode_fails(&g_msg, "empty name");
+    g_msg = good;
+    p->tuned[0].value = 0.0 / 0.0;
+    expect_encode_fails(&g_msg, "not a finite number");
+    g_msg = good;
+    p->tuned[0].value = 2e15;
+    expect_encode_fails(&g_msg, "not a finite number");
+    g_msg = good;
+    p->ntuned = PROTO_TUNED_MAX + 1;
+    expect_encode_fails(&g_msg, "tuned parameters exceed");
+    /* a count past the limit on the wire is refused before anything is read: player 1's
+     * ntuned is the byte before the six u16 game settings */
+    g_msg = good;
+    p->ntuned = 0;
+    n = encode_ok(&g_msg, g_buf);
+    assert_int_equal(g_buf[n - 13], 0);
+    g_buf[n - 13] = PROTO_TUNED_MAX + 1;
+    assert_false(proto_decode(g_buf, n, &g_tmp, &err));
+    assert_non_null(strstr(err.msg, "tuned parameters exceed"));
+}
+
 static void test_encode_checks(void **state)
 {
     (void)state;
@@ -419,7 +476,9 @@ static void test_decode_header(void **state)
     expect_reject(g_buf2, n, "magic");
     memcpy(g_buf2, g_buf, n);
     g_buf2[4] = PROTO_VERSION + 1;
-    expect_reject(g_buf2, n, "protocol version 3");
+    char version_text[40];
+    snprintf(version_text, sizeof version_text, "protocol version %d", PROTO_VERSION + 1);
+    expect_reject(g_buf2, n, version_text);
     memcpy(g_buf2, g_buf, n);
     g_buf2[6] = 0;
     expect_reject(g_buf2, n, "unknown message type 0");
@@ -571,11 +630,11 @@ static void test_random(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_layout),
-        cmocka_unit_test(test_external_player),
-        cmocka_unit_test(test_encode_checks), cmocka_unit_test(test_decode_header),
-        cmocka_unit_test(test_decode_fields), cmocka_unit_test(test_truncation),
-        cmocka_unit_test(test_corruption),    cmocka_unit_test(test_random),
+        cmocka_unit_test(test_round_trip),      cmocka_unit_test(test_layout),
+        cmocka_unit_test(test_external_player), cmocka_unit_test(test_tuned),
+        cmocka_unit_test(test_encode_checks),   cmocka_unit_test(test_decode_header),
+        cmocka_unit_test(test_decode_fields),   cmocka_unit_test(test_truncation),
+        cmocka_unit_test(test_corruption),      cmocka_unit_test(test_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -230,21 +230,47 @@ static void make_record(GameRecord *r, const char *fen, const char *moves, Outco
     r->reason = reason;
 }
 
+static PackedPos g_boards[RECORD_MAX_PLIES];
+
+/* The packed position before each ply, from a replay of the moves alone. */
+static void expect_boards(const GameRecord *r, const PackedPos *boards)
+{
+    set_fen(&g_pos2, r->start_fen);
+    for (int i = 0; i < r->nplies; i++) {
+        PackedPos want;
+        record_pack(&g_pos2, &want);
+        if (memcmp(&want, &boards[i], sizeof want))
+            fail_msg("board %d differs from the replayed position", i);
+        if (pos_history_full(&g_pos2))
+            pos_trim_history(&g_pos2);
+        pos_do_move(&g_pos2, r->plies[i].move);
+    }
+}
+
+/* Accepted by record_validate, and by record_validate_boards with the boards of the
+ * game's positions. */
 static void expect_valid(const GameRecord *r)
 {
     PosError err = {{0}};
     if (!record_validate(r, &err))
         fail_msg("valid record refused: %s", err.msg);
+    memset(g_boards, 0xee, sizeof g_boards);
+    if (!record_validate_boards(r, g_boards, &err))
+        fail_msg("valid record refused with boards: %s", err.msg);
+    expect_boards(r, g_boards);
 }
 
-/* Refused, with every fragment in the message. */
+/* Refused, with every fragment in the message; record_validate_boards says the same. */
 static void expect_invalid(const GameRecord *r, const char *frag1, const char *frag2)
 {
-    PosError err = {{0}};
+    PosError err = {{0}}, err2 = {{0}};
     if (record_validate(r, &err))
         fail_msg("bad record accepted (expected '%s')", frag1);
     if ((frag1 && !strstr(err.msg, frag1)) || (frag2 && !strstr(err.msg, frag2)))
         fail_msg("message '%s' lacks '%s' / '%s'", err.msg, frag1, frag2 ? frag2 : "");
+    if (record_validate_boards(r, g_boards, &err2))
+        fail_msg("bad record accepted with boards (expected '%s')", frag1);
+    assert_string_equal(err.msg, err2.msg);
 }
 
 static void game_setup(GamePlayer *p, uint64_t nodes)

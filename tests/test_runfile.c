@@ -271,9 +271,14 @@ static void test_resume(void **state)
     write_file(path, 10);
     RunError err = {{0}};
 
-    /* create never overwrites. */
+    /* create never overwrites, and says why it refuses a path. */
     assert_null(runfile_create(path, "{}", "x", &err));
     assert_non_null(strstr(err.msg, path));
+    assert_non_null(strstr(err.msg, "the file exists (a run file is never overwritten)"));
+    assert_null(runfile_create(scratch_path("none/x.h5"), "{}", "x", &err));
+    assert_non_null(strstr(err.msg, "none/x.h5: cannot create: the folder does not exist"));
+    assert_null(runfile_create("", "{}", "x", &err));
+    assert_non_null(strstr(err.msg, "cannot create: an empty file name"));
 
     RunFile *rf = runfile_open_append(path, &err);
     if (!rf)
@@ -1025,6 +1030,45 @@ static void test_full_disk(void **state)
     signal(SIGXFSZ, was);
 }
 
+/* The coordinator's way in: each game replayed once, by record_validate_boards, whose
+ * boards the file stores as they are; the file reads back as if it had replayed them. */
+static void test_append_validated(void **state)
+{
+    (void)state;
+    const char *path = scratch_path("validated.h5");
+    RunFile *rf = create_ok(path);
+    RunError err = {{0}};
+    PackedPos *boards = malloc(RECORD_MAX_PLIES * sizeof *boards);
+    assert_non_null(boards);
+    for (int k = 0; k < 40; k++) {
+        test_game(&g_rec, k);
+        PosError perr = {{0}};
+        if (!record_validate_boards(&g_rec, boards, &perr))
+            fail_msg("game %d: %s", k, perr.msg);
+        uint64_t id = UINT64_MAX;
+        unsigned gip = (unsigned)(k & 1);
+        if (!runfile_append_validated(rf, &g_rec, boards, (uint64_t)k / 2, gip, (uint16_t)gip,
+                                      (uint16_t)!gip, (uint32_t)(k % 7), &id, &err))
+            fail_msg("append game %d: %s", k, err.msg);
+        assert_int_equal(id, k);
+    }
+    /* The checks of runfile_append_game other than the replay still apply. */
+    test_game(&g_rec, 7);
+    assert_true(record_validate_boards(&g_rec, boards, NULL));
+    assert_false(runfile_append_validated(rf, &g_rec, boards, 3, 1, 1, 0, 0, NULL, &err));
+    assert_non_null(strstr(err.msg, "already stored as game 7"));
+    assert_false(runfile_append_validated(rf, &g_rec, boards, 20, 0, 0, 2, 0, NULL, &err));
+    assert_non_null(strstr(err.msg, "unknown player 2"));
+    free(boards);
+    assert_true(runfile_close(&rf, &err));
+
+    rf = open_read_ok(path);
+    expect_test_games(rf, 40);
+    if (!runfile_verify(rf, &err))
+        fail_msg("verify: %s", err.msg);
+    assert_true(runfile_close(&rf, &err));
+}
+
 /* ------------------------------------------------------------------------------------ */
 
 static int setup(void **state)
@@ -1048,6 +1092,7 @@ int main(void)
         cmocka_unit_test(test_sigkill),           cmocka_unit_test(test_corrupt_files),
         cmocka_unit_test(test_interrupted_write), cmocka_unit_test(test_export_plain),
         cmocka_unit_test(test_export_pgn),        cmocka_unit_test(test_full_disk),
+        cmocka_unit_test(test_append_validated),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

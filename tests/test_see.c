@@ -2,7 +2,8 @@
  * Static exchange evaluation on hand-made positions: undefended and defended targets,
  * cannon screens that change during the exchange (x-rays through the capturing cannon),
  * horse legs, the general as the last recapturer, and threshold monotonicity over every
- * capture of the perft suites and the positions one move after them.
+ * capture of the perft suites and the positions one move after them. The attackers-to
+ * that the exchange reads is checked on occupancies with a piece lifted.
  *
  * Expected outcomes are written with SEE_VALUE, so that they hold whatever the values.
  */
@@ -198,12 +199,18 @@ static int monotone_walk(Position *pos, int plies)
     return captures;
 }
 
-static int monotone_suite(const char *path, int plies)
+static EpdSuite suite_load(const char *path)
 {
     EpdSuite suite;
     char err[256];
     if (!epd_load(path, &suite, err, sizeof err))
         fail_msg("%s", err);
+    return suite;
+}
+
+static int monotone_suite(const char *path, int plies)
+{
+    EpdSuite suite = suite_load(path);
     int captures = 0;
     for (int i = 0; i < suite.count; i++) {
         set_fen(suite.entries[i].fen);
@@ -220,6 +227,61 @@ static void test_threshold_monotone(void **state)
     assert_true(captures > 10000);
 }
 
+/*
+ * pos_attackers_to with a point taken out of the occupancy sees what pos_attackers sees
+ * on a board with that piece lifted: the piece no longer attacks, and lines, legs and
+ * eyes through its point open. The line occupancies read from a bitboard agree with
+ * the ones the position keeps.
+ */
+static int check_lifted(const Position *pos)
+{
+    int checks = 0;
+    Position lifted;
+    for (Square x = 0; x < SQUARE_NB; x++) {
+        Piece px = pos_piece_on(pos, x);
+        if (!px || piece_type(px) == KING)
+            continue;
+        pos_copy(&lifted, pos);
+        pos_remove_piece(&lifted, x);
+        Bitboard occ = pos->occupied ^ bb_square(x);
+        for (int i = 0; i < RANK_NB; i++)
+            assert_int_equal(attacks_rank_occ(occ, i), lifted.rank_occ[i]);
+        for (int i = 0; i < FILE_NB; i++)
+            assert_int_equal(attacks_file_occ(occ, i), lifted.file_occ[i]);
+        for (Square s = 0; s < SQUARE_NB; s++)
+            for (Color c = RED; c < COLOR_NB; c++) {
+                bool general = pos_piece_on(pos, s) == piece_make(color_flip(c), KING);
+                if (pos_attackers_to(pos, s, occ, c, general) != pos_attackers(&lifted, s, c)) {
+                    char fen[128];
+                    pos_get_fen(pos, fen, sizeof fen);
+                    fail_msg("%s: attackers of %d by %d differ with %d lifted", fen, s, c, x);
+                }
+                checks++;
+            }
+    }
+    return checks;
+}
+
+static void test_attackers_to_occupancy(void **state)
+{
+    (void)state;
+    EpdSuite suite = suite_load(EPD_PUBLIC_PATH);
+    int checks = 0;
+    for (int i = 0; i < suite.count; i++) {
+        set_fen(suite.entries[i].fen);
+        checks += check_lifted(&g_pos);
+        MoveList list;
+        gen_legal(&g_pos, &list);
+        for (int j = 0; j < list.count; j += 7) {
+            pos_do_move(&g_pos, list.moves[j]);
+            checks += check_lifted(&g_pos);
+            pos_undo_move(&g_pos);
+        }
+    }
+    epd_free(&suite);
+    assert_true(checks > 100000);
+}
+
 int main(void)
 {
     position_init();
@@ -231,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_cannon_battery),
         cmocka_unit_test(test_general_recaptures_undefended_only),
         cmocka_unit_test(test_threshold_monotone),
+        cmocka_unit_test(test_attackers_to_occupancy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

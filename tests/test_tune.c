@@ -1,13 +1,12 @@
 /*
  * The tuner: the traced linear form reproduces the engine's evaluation and the check
  * catches a wrong coefficient; the gradient equals finite differences of the loss; K is
- * recovered from results drawn with a known K; labels, rounding, freezing, mirrored
- * piece-square points moving together and the pull toward the start; a checkpoint
- * resumed gives bit for bit the run that was never stopped, and refuses other settings
- * or a damaged file; loading run files follows the selection rules, is deterministic
- * for a seed, removes duplicates across files, and rejects garbage, truncated and
- * schema-mismatched files with the file named; quiescence resolution ends quiet; a
- * match run is counted by pairs from one player's view.
+ * recovered from results drawn with a known K; labels and rounding; loading run files
+ * follows the selection rules (--max-score 0: no limit), is deterministic for a seed,
+ * removes duplicates across files, and rejects garbage, truncated and schema-mismatched
+ * files with the file named; quiescence resolution ends quiet; a match run is counted
+ * by pairs from one player's view. (Training and checkpoints: test_tune_train.c; the
+ * command line: test_tune_cli.c.)
  *
  * `test_tune --write-runfile PATH GAMES SEED` writes a small run file of real games and
  * exits: tests/tune_mpi.sh uses it to make its data.
@@ -30,7 +29,7 @@
 #include "game.h"
 #include "movegen.h"
 #include "opening.h"
-#include "tuning/cli.h"
+#include "tests/support/tune_fixture.h"
 #include "tuning/comm.h"
 #include "tuning/dataset.h"
 #include "tuning/loader.h"
@@ -40,7 +39,6 @@
 #include "tuning/rng.h"
 #include "tuning/synth.h"
 #include "tuning/trace.h"
-#include "tuning/train.h"
 
 static char g_dir[64];
 static char g_run[128]; /* a run file of real games, written once */
@@ -406,218 +404,6 @@ static void test_dataset_memory_and_filter(void **state)
     dataset_free(&d);
 }
 
-/* ---- training ----------------------------------------------------------------------------- */
-
-/* The synthetic set split in two: training and validation. */
-static void split_synth(Dataset *train, Dataset *valid)
-{
-    dataset_init(train);
-    dataset_init(valid);
-    for (uint64_t i = 0; i < g_synth.n; i++)
-        assert_true(dataset_add(i % 5 ? train : valid, g_synth.idx + g_synth.start[i],
-                                g_synth.coef + g_synth.start[i], dataset_count(&g_synth, i),
-                                g_synth.phase[i], g_synth.score[i], g_synth.result[i],
-                                g_synth.uid[i]));
-    model_set_labels(train, 1 / 170.0, 0.5);
-    model_set_labels(valid, 1 / 170.0, 0.5);
-}
-
-static TrainState *run_epochs(const TrainOptions *o, TrainState *s, int upto, const Dataset *train,
-                              const Dataset *valid)
-{
-    uint32_t *perm = malloc((train->n + 1) * sizeof *perm);
-    while (s->epoch < upto && !s->stopped)
-        assert_true(train_epoch(comm_serial(), o, s, train, valid, perm));
-    free(perm);
-    return s;
-}
-
-static void resume_case(uint64_t batch)
-{
-    Dataset train, valid;
-    split_synth(&train, &valid);
-    TrainOptions o;
-    train_options_default(&o);
-    o.batch = batch;
-    o.lr = 2;
-    o.patience = 0;
-    double w0[MODEL_NW];
-    model_from_params(weights_default(), w0);
-    const char *cfg = "test config";
-    uint64_t dh = dataset_hash(&train);
-
-    TrainState *a = train_new(&o, w0, 1 / 170.0, train.n, valid.n);
-    run_epochs(&o, a, 6, &train, &valid);
-
-    char path[128], err[512];
-    path_in_dir(path, sizeof path, "resume.ckpt");
-    TrainState *b = train_new(&o, w0, 1 / 170.0, train.n, valid.n);
-    run_epochs(&o, b, 3, &train, &valid);
-    if (!train_save(path, b, cfg, dh, err, sizeof err))
-        fail_msg("%s", err);
-    train_free(&b);
-    TrainState *c = train_load(path, cfg, dh, err, sizeof err);
-    if (!c)
-        fail_msg("%s", err);
-    assert_int_equal(c->epoch, 3);
-    assert_int_equal(c->nhist, 3);
-    run_epochs(&o, c, 6, &train, &valid);
-    assert_memory_equal(a->w, c->w, sizeof a->w);
-    assert_memory_equal(a->m, c->m, sizeof a->m);
-    assert_memory_equal(a->v, c->v, sizeof a->v);
-    assert_memory_equal(a->best_w, c->best_w, sizeof a->best_w);
-    assert_int_equal(a->step, c->step);
-    assert_int_equal(a->rng, c->rng);
-    for (int i = 0; i < 6; i++) {
-        assert_true(a->hist[i].train_loss == c->hist[i].train_loss);
-        assert_true(a->hist[i].valid_loss == c->hist[i].valid_loss);
-    }
-    /* training lowers the training loss */
-    assert_true(a->hist[5].train_loss < a->hist[0].train_loss);
-    if (batch)
-        assert_true(a->step > 6);
-    else
-        assert_int_equal(a->step, 6);
-    train_free(&a);
-    train_free(&c);
-    dataset_free(&train);
-    dataset_free(&valid);
-}
-
-static void test_resume_full_batch(void **state)
-{
-    (void)state;
-    resume_case(0);
-}
-
-static void test_resume_mini_batch(void **state)
-{
-    (void)state;
-    resume_case(500);
-}
-
-/* Largest |w - w0| over the weights. */
-static double moved_most(const TrainState *s)
-{
-    double most = 0;
-    for (int j = 0; j < MODEL_NW; j++)
-        most = fmax(most, fabs(s->w[j] - s->w0[j]));
-    return most;
-}
-
-static void test_symmetry_and_pull(void **state)
-{
-    (void)state;
-    /* the mirror of a piece-square point is the same rank on the mirrored file */
-    const EvalTermInfo *horse = &EVAL_TERM_INFO[EVAL_TERM_psqt_horse];
-    int h0 = (int)(horse->offset / sizeof(Score));
-    assert_int_equal(model_mirror(h0 + sq_make(1, 2)), h0 + sq_make(7, 2));
-    assert_int_equal(model_mirror(h0 + sq_make(4, 9)), h0 + sq_make(4, 9));
-    int t0 = (int)(EVAL_TERM_INFO[EVAL_TERM_tempo].offset / sizeof(Score));
-    assert_int_equal(model_mirror(t0), t0);
-    for (int i = 0; i < EVAL_PARAM_NB; i++)
-        assert_int_equal(model_mirror(model_mirror(i)), i);
-
-    Dataset train, valid;
-    split_synth(&train, &valid);
-    TrainOptions o;
-    train_options_default(&o);
-    o.batch = 500;
-    o.patience = 0;
-    o.reg = 0;
-    double w0[MODEL_NW];
-    model_from_params(weights_default(), w0);
-    /* tied: every mirrored pair keeps the difference it started with */
-    TrainState *tied = run_epochs(&o, train_new(&o, w0, 1 / 170.0, train.n, valid.n), 5, &train,
-                                  &valid);
-    o.symmetric = false;
-    TrainState *free_ = run_epochs(&o, train_new(&o, w0, 1 / 170.0, train.n, valid.n), 5, &train,
-                                   &valid);
-    int apart = 0;
-    for (int j = 0; j < MODEL_NW; j++) {
-        int pj = 2 * model_mirror(j / 2) + j % 2;
-        assert_true(fabs((tied->w[j] - tied->w[pj]) - (w0[j] - w0[pj])) < 1e-9);
-        apart += fabs((free_->w[j] - free_->w[pj]) - (w0[j] - w0[pj])) > 1e-6;
-    }
-    assert_true(apart > 0);
-    /* the pull toward the start holds the weights closer to it */
-    o.symmetric = true;
-    o.reg = 1e6;
-    TrainState *pulled = run_epochs(&o, train_new(&o, w0, 1 / 170.0, train.n, valid.n), 5, &train,
-                                    &valid);
-    assert_true(moved_most(pulled) < moved_most(tied) / 2);
-    train_free(&tied);
-    train_free(&free_);
-    train_free(&pulled);
-    dataset_free(&train);
-    dataset_free(&valid);
-}
-
-static void test_checkpoint_refusals(void **state)
-{
-    (void)state;
-    TrainOptions o;
-    train_options_default(&o);
-    double w0[MODEL_NW] = {0};
-    TrainState *s = train_new(&o, w0, 0.01, 10, 0);
-    char path[128], err[512];
-    path_in_dir(path, sizeof path, "refuse.ckpt");
-    assert_true(train_save(path, s, "lr=1", 42, err, sizeof err));
-    train_free(&s);
-    assert_null(train_load(path, "lr=2", 42, err, sizeof err));
-    assert_non_null(strstr(err, "other settings"));
-    assert_non_null(strstr(err, "lr=1"));
-    assert_null(train_load(path, "lr=1", 43, err, sizeof err));
-    assert_non_null(strstr(err, "other positions"));
-    /* one flipped byte */
-    FILE *f = fopen(path, "r+b");
-    assert_non_null(f);
-    fseek(f, 100, SEEK_SET);
-    int ch = fgetc(f);
-    fseek(f, 100, SEEK_SET);
-    fputc(ch ^ 1, f);
-    fclose(f);
-    assert_null(train_load(path, "lr=1", 42, err, sizeof err));
-    assert_non_null(strstr(err, "damaged"));
-    char other[128];
-    path_in_dir(other, sizeof other, "missing.ckpt");
-    assert_null(train_load(other, "lr=1", 42, err, sizeof err));
-    assert_non_null(strstr(err, "missing.ckpt"));
-}
-
-static void test_freeze_and_early_stop(void **state)
-{
-    (void)state;
-    Dataset train, valid;
-    split_synth(&train, &valid);
-    TrainOptions o;
-    train_options_default(&o);
-    o.lr = 5;
-    o.patience = 2;
-    const EvalTermInfo *mat = &EVAL_TERM_INFO[EVAL_TERM_material];
-    int first = (int)(mat->offset / sizeof(Score));
-    for (int i = 0; i < mat->count; i++)
-        o.frozen[first + i] = 1;
-    double w0[MODEL_NW];
-    model_from_params(weights_default(), w0);
-    TrainState *s = train_new(&o, w0, 1 / 170.0, train.n, valid.n);
-    run_epochs(&o, s, 400, &train, &valid);
-    for (int i = 0; i < mat->count; i++) {
-        assert_true(s->w[2 * (first + i)] == w0[2 * (first + i)]);
-        assert_true(s->w[2 * (first + i) + 1] == w0[2 * (first + i) + 1]);
-    }
-    /* a tiny training set overfits at a large step: the validation loss turns and the
-     * run stops with the best weights kept */
-    assert_true(s->stopped);
-    assert_true(s->epoch < 400);
-    assert_int_equal(s->bad_epochs, 2);
-    assert_int_equal(s->best_epoch, s->epoch - 2);
-    assert_true(s->best_loss == s->hist[s->best_epoch - 1].valid_loss);
-    train_free(&s);
-    dataset_free(&train);
-    dataset_free(&valid);
-}
-
 /* ---- loading run files -------------------------------------------------------------------- */
 
 static void test_load_selection(void **state)
@@ -642,10 +428,14 @@ static void test_load_selection(void **state)
     assert_int_equal(st.games, games);
     /* the counts of an independent reading of the rows */
     uint64_t early = 0, check = 0, capt = 0, big = 0, open = 0, ok = 0;
+    uint64_t big_quiet = 0; /* of big, those kept without a score limit */
     for (uint64_t i = 0; i < rows; i++) {
         const RunPosition *r = &all[i];
         int to = r->best != MOVE_NONE ? move_to(r->best) : -1;
         bool best_capt = to >= 0 && ((r->board.b[to / 2] >> (to & 1 ? 4 : 0)) & 15);
+        big_quiet += r->ply >= o.skip_plies &&
+                     !(r->flags & (RECORD_FLAG_OPENING | RECORD_FLAG_IN_CHECK)) &&
+                     abs(r->score) > o.max_score && !(r->flags & RECORD_FLAG_CAPTURE) && !best_capt;
         if (r->ply < o.skip_plies)
             early++;
         else if (r->flags & RECORD_FLAG_OPENING)
@@ -680,6 +470,18 @@ static void test_load_selection(void **state)
     assert_true(decided > 0);
     dataset_free(&train);
     dataset_free(&valid);
+
+    /* --max-score 0 is no limit, as in the coordinator's export */
+    o.max_score = 0;
+    Dataset t0, v0;
+    LoadStats s0;
+    assert_true(load_one(g_run, &o, &t0, &v0, &s0, &err));
+    assert_int_equal(s0.big_score, 0);
+    assert_int_equal(s0.eligible, ok + big_quiet);
+    assert_true(big_quiet > 0);
+    dataset_free(&t0);
+    dataset_free(&v0);
+    o.max_score = default_load().max_score;
 
     /* at most k per game; the same seed gives the same sample, another seed another */
     o.per_game = 3;
@@ -955,342 +757,13 @@ static void test_match_report(void **state)
     assert_non_null(strstr(out, "no player named 'nobody'"));
 }
 
-/* ---- command line ------------------------------------------------------------------------ */
-
-/* cli_parse of "chuhe-tune" and the NULL-terminated words; c->files points into a static
- * argv that the next call reuses. */
-static CliStatus parse_words(Cli *c, CliError *err, const char *const *words)
-{
-    static char *argv[80];
-    int argc = 0;
-    argv[argc++] = (char *)"chuhe-tune";
-    while (*words && argc < 79)
-        argv[argc++] = (char *)*words++;
-    assert_null(*words);
-    argv[argc] = NULL;
-    err->msg[0] = '\0';
-    return cli_parse(c, argc, argv, false, err);
-}
-
-/* Whether every parameter of term name is frozen (want 1) or none is (want 0). */
-static bool term_frozen(const Cli *c, const char *name, int want)
-{
-    for (int t = 0; t < EVAL_TERM_NB; t++) {
-        if (strcmp(EVAL_TERM_INFO[t].name, name))
-            continue;
-        int first = (int)(EVAL_TERM_INFO[t].offset / sizeof(Score));
-        for (int i = 0; i < EVAL_TERM_INFO[t].count; i++)
-            if (c->train.frozen[first + i] != want)
-                return false;
-        return true;
-    }
-    return false;
-}
-
-/* The selection and fit settings c holds, but the frozen flags, eps and the weights; the
- * expected structs list their fields in order (loader.h, train.h). */
-static void expect_options(const Cli *c, const LoadOptions *load, const TrainOptions *train)
-{
-    assert_int_equal(c->load.skip_plies, load->skip_plies);
-    assert_int_equal(c->load.max_score, load->max_score);
-    assert_int_equal(c->load.per_game, load->per_game);
-    assert_int_equal(c->load.qresolve, load->qresolve);
-    assert_int_equal(c->load.dedup, load->dedup);
-    assert_true(c->load.valid_frac == load->valid_frac);
-    assert_int_equal(c->load.seed, load->seed);
-    assert_int_equal(c->load.check, load->check);
-    assert_int_equal(c->train.epochs, train->epochs);
-    assert_int_equal(c->train.batch, train->batch);
-    assert_true(c->train.lr == train->lr);
-    assert_true(c->train.beta1 == train->beta1 && c->train.beta2 == train->beta2);
-    assert_int_equal(c->train.patience, train->patience);
-    assert_int_equal(c->train.seed, train->seed);
-    assert_true(c->train.lr_decay == train->lr_decay && c->train.reg == train->reg);
-    assert_int_equal(c->train.symmetric, train->symmetric);
-}
-
-static void test_cli_defaults(void **state)
-{
-    (void)state;
-    Cli *c = malloc(sizeof *c);
-    CliError err;
-    assert_non_null(c);
-    assert_int_equal(parse_words(c, &err, (const char *[]){"run.h5", NULL}), CLI_RUN);
-    assert_int_equal(c->nfiles, 1);
-    assert_string_equal(c->files[0], "run.h5");
-    assert_string_equal(c->out, "tuned.weights");
-    assert_string_equal(c->log, "tuned.weights.tsv");
-    assert_string_equal(c->plot, "tuned.weights.png");
-    assert_string_equal(c->ckpt, "tuned.weights.ckpt");
-    assert_null(c->weights);
-    assert_null(c->match);
-    assert_null(c->player);
-    assert_int_equal(c->ckpt_every, 1);
-    assert_int_equal(c->top, 20);
-    assert_false(c->resume || c->quiet || c->bench);
-    assert_int_equal(c->bench_positions, 1000000);
-    assert_true(c->K == 0 && c->lambda == 0.9);
-    expect_options(c, &(LoadOptions){16, 2000, 0, false, true, 0.1, 1, 10000, NULL},
-                   &(TrainOptions){100, 16384, 3, 0.9, 0.999, 1e-8, 20, 1, {0}, 0.966, 0.1, true});
-    for (int i = 0; i < EVAL_PARAM_NB; i++)
-        assert_int_equal(c->train.frozen[i], 0);
-    SprtParams sp;
-    sprt_params_default(&sp);
-    assert_true(c->sprt.elo0 == sp.elo0 && c->sprt.elo1 == sp.elo1);
-    assert_true(c->sprt.alpha == sp.alpha && c->sprt.beta == sp.beta);
-    assert_int_equal(c->sprt.model, sp.model);
-    assert_memory_equal(&c->start, weights_default(), sizeof c->start);
-    assert_ptr_equal(c->load.params, &c->start);
-    free(c);
-}
-
-static void test_cli_every_option(void **state)
-{
-    (void)state;
-    char wpath[128];
-    path_in_dir(wpath, sizeof wpath, "cli-start.weights");
-    EvalParams start = *weights_default();
-    start.tempo[0] = S(7, 3);
-    WeightsError we;
-    assert_true(weights_save(wpath, &start, &we));
-    Cli *c = malloc(sizeof *c);
-    CliError err;
-    assert_non_null(c);
-    const char *words[] = {"a.h5",
-                           "-o",
-                           "out.w",
-                           "--log",
-                           "l.tsv",
-                           "--plot=p.png",
-                           "--checkpoint",
-                           "ck",
-                           "--checkpoint-every",
-                           "3",
-                           "--resume",
-                           "--top",
-                           "7",
-                           "-q",
-                           "--weights",
-                           wpath,
-                           "--skip-plies",
-                           "2",
-                           "--max-score",
-                           "900",
-                           "--per-game",
-                           "5",
-                           "--qresolve",
-                           "--no-dedup",
-                           "--valid-frac",
-                           "0.25",
-                           "--check",
-                           "12",
-                           "--K",
-                           "0.004",
-                           "--lambda",
-                           "0.75",
-                           "--epochs",
-                           "9",
-                           "--batch",
-                           "64",
-                           "--lr=2.5",
-                           "--lr-decay",
-                           "0.5",
-                           "--reg",
-                           "0.01",
-                           "--no-symmetric",
-                           "--beta1",
-                           "0.8",
-                           "--beta2",
-                           "0.99",
-                           "--patience",
-                           "4",
-                           "--freeze",
-                           "material",
-                           "--freeze",
-                           "psqt_king",
-                           "--seed",
-                           "42",
-                           "--bench",
-                           "--bench-positions",
-                           "5000",
-                           "--match-report",
-                           "m.h5",
-                           "--player",
-                           "slow",
-                           "--sprt",
-                           "elo0=1,elo1=3",
-                           "b.h5",
-                           NULL};
-    assert_int_equal(parse_words(c, &err, words), CLI_RUN);
-    assert_int_equal(c->nfiles, 2);
-    assert_string_equal(c->files[0], "a.h5");
-    assert_string_equal(c->files[1], "b.h5");
-    assert_string_equal(c->out, "out.w");
-    assert_string_equal(c->log, "l.tsv");
-    assert_string_equal(c->plot, "p.png");
-    assert_string_equal(c->ckpt, "ck");
-    assert_int_equal(c->ckpt_every, 3);
-    assert_true(c->resume && c->quiet && c->bench);
-    assert_int_equal(c->top, 7);
-    assert_string_equal(c->weights, wpath);
-    assert_memory_equal(&c->start, &start, sizeof start);
-    expect_options(c, &(LoadOptions){2, 900, 5, true, false, 0.25, 42, 12, NULL},
-                   &(TrainOptions){9, 64, 2.5, 0.8, 0.99, 1e-8, 4, 42, {0}, 0.5, 0.01, false});
-    assert_true(c->K == 0.004 && c->lambda == 0.75);
-    assert_string_equal(c->freeze, "material,psqt_king");
-    assert_true(term_frozen(c, "material", 1));
-    assert_true(term_frozen(c, "psqt_king", 1));
-    assert_true(term_frozen(c, "tempo", 0));
-    assert_int_equal(c->bench_positions, 5000);
-    assert_string_equal(c->match, "m.h5");
-    assert_string_equal(c->player, "slow");
-    assert_true(c->sprt.elo0 == 1 && c->sprt.elo1 == 3);
-    free(c);
-}
-
-static void test_cli_bad_numbers(void **state)
-{
-    (void)state;
-    /* option, value, the whole message */
-    static const char *const cases[][3] = {
-        {"--lr", "0", "--lr: '0' is not in (0, 1000000]"},
-        {"--lr", "2e6", "--lr: '2e6' is not in (0, 1000000]"},
-        {"--K", "abc", "--K: 'abc' is not in (0, 10]"},
-        {"--lambda", "nan", "--lambda: 'nan' is not in [0, 1]"},
-        {"--valid-frac", "0.95", "--valid-frac: '0.95' is not in [0, 0.9]"},
-        {"--beta1", "1", "--beta1: '1' is not in [0, 0.999999]"},
-        {"--beta2", "1", "--beta2: '1' is not in [0, 0.99999999]"},
-        {"--epochs", "-1", "--epochs: '-1' is not in [0, 100000000]"},
-        {"--patience", "", "--patience: '' is not in [0, 100000000]"},
-        {"--top", "12x", "--top: '12x' is not in [0, 100000]"},
-        {"--max-score", "40000", "--max-score: '40000' is not in [0, 32767]"},
-        {"--skip-plies", "1.5", "--skip-plies: '1.5' is not in [0, 100000]"},
-        {"--per-game", "100001", "--per-game: '100001' is not in [0, 100000]"},
-        {"--checkpoint-every", "1000001", "--checkpoint-every: '1000001' is not in [0, 1000000]"},
-        {"--seed", "-1", "--seed: '-1' is not in [0, 18446744073709551615]"},
-        {"--check", "18446744073709551616",
-         "--check: '18446744073709551616' is not in [0, 18446744073709551615]"},
-        {"--batch", "x", "--batch: 'x' is not in [0, 18446744073709551615]"},
-        {"--bench-positions", "0", "--bench-positions: '0' is not in [1, 18446744073709551615]"},
-    };
-    Cli *c = malloc(sizeof *c);
-    CliError err;
-    assert_non_null(c);
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *words[] = {cases[i][0], cases[i][1], "run.h5", NULL};
-        assert_int_equal(parse_words(c, &err, words), CLI_ERROR);
-        assert_string_equal(err.msg, cases[i][2]);
-    }
-    /* the ends of a range are accepted */
-    assert_int_equal(
-        parse_words(c, &err,
-                    (const char *[]){"--lr", "1e6", "--valid-frac", "0.9", "--max-score", "32767",
-                                     "--seed", "18446744073709551615", "run.h5", NULL}),
-        CLI_RUN);
-    assert_int_equal(c->train.seed, UINT64_MAX);
-    free(c);
-}
-
-static void test_cli_refusals(void **state)
-{
-    (void)state;
-    Cli *c = malloc(sizeof *c);
-    CliError err;
-    assert_non_null(c);
-    /* up to three words, then what the message says */
-    static const char *const cases[][4] = {
-        {"--bogus", "run.h5", NULL, "bad or incomplete option near '--bogus'"},
-        {"run.h5", "--lr", NULL, "bad or incomplete option near '--lr'"},
-        {"--resume=1", "run.h5", NULL, "bad or incomplete option near '--resume=1'"},
-        {"--quiet", "--", NULL, "no run files given"},
-        {"--freeze", "material,no_such_term", "run.h5",
-         "--freeze: unknown term 'no_such_term'; terms: material psqt_king"},
-        {"--sprt", "elo0=x", "run.h5", "elo0 must be a number"},
-        {"--weights", "/nonexistent/w", "run.h5", "/nonexistent/w"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *words[] = {cases[i][0], cases[i][1], cases[i][2], NULL};
-        assert_int_equal(parse_words(c, &err, words), CLI_ERROR);
-        if (!strstr(err.msg, cases[i][3]))
-            fail_msg("%s %s: '%s' does not say '%s'", cases[i][0], cases[i][1], err.msg,
-                     cases[i][3]);
-    }
-    /* --bench and --match-report need no run file; --help and --version stop */
-    assert_int_equal(parse_words(c, &err, (const char *[]){"--bench", NULL}), CLI_RUN);
-    assert_int_equal(parse_words(c, &err, (const char *[]){"--match-report", "r.h5", NULL}),
-                     CLI_RUN);
-    assert_int_equal(parse_words(c, &err, (const char *[]){"--help", NULL}), CLI_DONE);
-    assert_int_equal(parse_words(c, &err, (const char *[]){"-V", NULL}), CLI_DONE);
-    free(c);
-}
-
-static void test_cli_usage_lists_every_option(void **state)
-{
-    (void)state;
-    static const char *const names[] = {"-o, --out FILE",
-                                        "--log FILE",
-                                        "--plot FILE",
-                                        "--checkpoint FILE",
-                                        "--checkpoint-every N",
-                                        "--resume",
-                                        "--top N",
-                                        "-q, --quiet",
-                                        "--weights FILE",
-                                        "--skip-plies N",
-                                        "--max-score CP",
-                                        "--per-game N",
-                                        "--qresolve",
-                                        "--no-dedup",
-                                        "--valid-frac F",
-                                        "--check N",
-                                        "--K X",
-                                        "--lambda L",
-                                        "--epochs N",
-                                        "--batch N",
-                                        "--lr X",
-                                        "--beta1 X",
-                                        "--beta2 X",
-                                        "--patience N",
-                                        "--freeze T[,T...]",
-                                        "--seed N",
-                                        "--bench",
-                                        "--bench-positions N",
-                                        "--match-report FILE",
-                                        "--player NAME",
-                                        "--sprt K=V[,K=V...]",
-                                        "-h, --help",
-                                        "-V, --version"};
-    char text[8192];
-    FILE *f = fmemopen(text, sizeof text, "w");
-    assert_non_null(f);
-    cli_usage(f);
-    assert_int_equal(fclose(f), 0);
-    assert_non_null(strstr(text, "Usage: chuhe-tune [options] RUN.h5"));
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strstr(text, names[i]))
-            fail_msg("--help does not list '%s'", names[i]);
-    /* and each line fits the terminal */
-    for (const char *p = text; *p;) {
-        const char *end = strchr(p, '\n');
-        assert_non_null(end);
-        assert_true(end - p <= 100);
-        p = end + 1;
-    }
-}
-
 /* ---- set-up ------------------------------------------------------------------------------ */
 
 static int setup(void **state)
 {
     (void)state;
-    snprintf(g_dir, sizeof g_dir, "/tmp/chuhe-tune-test-XXXXXX");
-    if (!mkdtemp(g_dir))
+    if (!tune_fixture_setup(g_dir, sizeof g_dir, "tune-test", &g_synth, SYNTH_N))
         return -1;
-    position_init();
-    dataset_init(&g_synth);
-    if (!synth_positions(&g_synth, SYNTH_N, 17, weights_default(), 1 / 170.0))
-        return -1;
-    dataset_trim(&g_synth);
     path_in_dir(g_run, sizeof g_run, "run.h5");
     char why[600];
     if (!write_runfile(g_run, RUN_GAMES, 1, false, why, sizeof why)) {
@@ -1303,10 +776,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    dataset_free(&g_synth);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tune_fixture_teardown(g_dir, &g_synth) ? 0 : -1;
 }
 
 int main(int argc, char **argv)
@@ -1328,22 +798,12 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_k_recovered),
         cmocka_unit_test(test_labels_and_rounding),
         cmocka_unit_test(test_dataset_memory_and_filter),
-        cmocka_unit_test(test_resume_full_batch),
-        cmocka_unit_test(test_resume_mini_batch),
-        cmocka_unit_test(test_symmetry_and_pull),
-        cmocka_unit_test(test_checkpoint_refusals),
-        cmocka_unit_test(test_freeze_and_early_stop),
         cmocka_unit_test(test_load_selection),
         cmocka_unit_test(test_load_dedup_across_files),
         cmocka_unit_test(test_load_split_by_opening),
         cmocka_unit_test(test_bad_files_rejected),
         cmocka_unit_test(test_qresolve),
         cmocka_unit_test(test_match_report),
-        cmocka_unit_test(test_cli_defaults),
-        cmocka_unit_test(test_cli_every_option),
-        cmocka_unit_test(test_cli_bad_numbers),
-        cmocka_unit_test(test_cli_refusals),
-        cmocka_unit_test(test_cli_usage_lists_every_option),
     };
     return cmocka_run_group_tests_name("tune", tests, setup, teardown);
 }

@@ -77,4 +77,22 @@ out=$(engine_run "ucci\nsetoption hashsize 0\nsetoption hashsize\nsetoption name
     grep -qF "info string error: setoption hashsize: needs a whole number (allowed: 1..65536)" <<<"$out"
 check "UCCI setoption <name> [<value>] and the UCI form both read the value" $? "$out"
 
+# The search's tunable constants: one spin option each, listed as fishtest's SPSA input.
+params=$("$engine" spsa-params)
+count=$(grep -cE '^[a-z_]+, int, -?[0-9]+, -?[0-9]+, -?[0-9]+, [0-9.e-]+, [0-9.e-]+$' <<<"$params")
+out=$(engine_run 'uci\nquit\n')
+spins=0
+while IFS=', ' read -r name _ value min max _; do
+    grep -qx "option name $name type spin default $value min $min max $max" <<<"$out" &&
+        spins=$((spins + 1))
+done <<<"$params"
+[ "$count" -ge 20 ] && [ "$count" = "$(wc -l <<<"$params")" ] && [ "$spins" = "$count" ]
+check "spsa-params: $count lines of 'name, int, value, min, max, c_end, r_end', each a UCI spin option" \
+    $? "$params"
+
+out=$(engine_run 'setoption name rfp_margin value 150\nucci\nsetoption lmr_base 99\nsetoption lmr_base 999\nspsa-params\n')
+grep -q '^rfp_margin, int, 150, ' <<<"$out" && grep -q '^lmr_base, int, 99, ' <<<"$out" &&
+    grep -qF "info string error: setoption lmr_base: '999' is out of range (allowed: 0..200)" <<<"$out"
+check "setoption sets a search constant (UCI and UCCI), within its range" $? "$out"
+
 tap_end

@@ -1,12 +1,13 @@
 #include "cli.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "error.h"
+#include "numparse.h"
+#include "outpath.h"
 #include "weights.h"
 
 #ifndef CHUHE_VERSION
@@ -19,9 +20,9 @@ typedef enum {
     OPT_TRUE,    /* sets a bool */
     OPT_FALSE,   /* clears a bool (--no-dedup) */
     OPT_PATH,    /* a const char * into argv */
-    OPT_INT,     /* an int in the range */
-    OPT_U64,     /* a uint64_t in the range */
-    OPT_DOUBLE,  /* a double in the range */
+    OPT_INT,     /* an int in the range, read by numparse_int */
+    OPT_U64,     /* a uint64_t in the range, read by numparse_u64 */
+    OPT_DOUBLE,  /* a double in the range, read by numparse_double */
     OPT_FREEZE,  /* term names, added to the --freeze list */
     OPT_SPRT,    /* SPRT settings, read by sprt_parse_text */
     OPT_HELP,
@@ -31,7 +32,7 @@ typedef enum {
 /*
  * Every option, once: getopt's tables, the value checks and the --help text all read
  * this table. An option takes a value exactly when it names one (arg). Numbers must lie
- * in [min, max], or (min, max] with above_min.
+ * in [min, max] (U64_ANY as max: any uint64_t).
  */
 typedef struct {
     const char *name; /* without "--"; NULL for a heading */
@@ -39,7 +40,6 @@ typedef struct {
     OptKind kind;
     size_t offset; /* of the field in Cli */
     double min, max;
-    bool above_min;
     const char *arg;  /* the value's name in --help; NULL: no value */
     const char *help; /* '\n' goes on in the help column; a heading's whole line */
 } CliOpt;
@@ -47,17 +47,16 @@ typedef struct {
 /* The offset of Cli's field f, which must be of type T: a wrong kind does not compile. */
 /* clang-format off */
 #define AT(f, T) (offsetof(Cli, f) + 0 * sizeof(_Generic(((Cli *)0)->f, T: 1)))
-#define FLAG_ON(f) OPT_TRUE, AT(f, bool), 0, 0, false
-#define FLAG_OFF(f) OPT_FALSE, AT(f, bool), 0, 0, false
-#define PATH(f) OPT_PATH, AT(f, const char *), 0, 0, false
-#define INT(f, lo, hi) OPT_INT, AT(f, int), lo, hi, false
-#define U64(f, lo, hi) OPT_U64, AT(f, uint64_t), lo, hi, false
-#define REAL(f, lo, hi) OPT_DOUBLE, AT(f, double), lo, hi, false
-#define REAL_ABOVE(f, lo, hi) OPT_DOUBLE, AT(f, double), lo, hi, true
-#define ACTION(kind) kind, 0, 0, 0, false
-#define HEADING(text) {NULL, 0, OPT_HEADING, 0, 0, 0, false, NULL, text}
+#define FLAG_ON(f) OPT_TRUE, AT(f, bool), 0, 0
+#define FLAG_OFF(f) OPT_FALSE, AT(f, bool), 0, 0
+#define PATH(f) OPT_PATH, AT(f, const char *), 0, 0
+#define INT(f, lo, hi) OPT_INT, AT(f, int), lo, hi
+#define U64(f, lo, hi) OPT_U64, AT(f, uint64_t), lo, hi
+#define REAL(f, lo, hi) OPT_DOUBLE, AT(f, double), lo, hi
+#define ACTION(kind) kind, 0, 0, 0
+#define HEADING(text) {NULL, 0, OPT_HEADING, 0, 0, 0, NULL, text}
 /* clang-format on */
-#define U64_ANY ((double)UINT64_MAX)
+#define U64_ANY 0x1p64 /* 2^64: no uint64_t is above it */
 
 static const CliOpt OPTS[] = {
     HEADING("Output:"),
@@ -67,7 +66,15 @@ static const CliOpt OPTS[] = {
     {"checkpoint", 0, PATH(ckpt), "FILE", "optimiser state (default OUT.ckpt)"},
     {"checkpoint-every", 0, INT(ckpt_every, 0, 1000000), "N",
      "epochs between checkpoints (default 1; 0: none)"},
-    {"resume", 0, FLAG_ON(resume), NULL, "go on from the checkpoint"},
+    {"resume", 0, FLAG_ON(resume), NULL,
+     "go on from the checkpoint: it and the TSV are rewritten\n"
+     "without --force (the weights and the plot need it)"},
+    {"force", 0, FLAG_ON(force), NULL,
+     "replace output files that exist (never a run file or\n"
+     "an input of the command)"},
+    {"dry-run", 0, FLAG_ON(dry_run), NULL,
+     "check the options, the starting weights and the output\n"
+     "files, then stop: no run file is read, nothing written"},
     {"top", 0, INT(top, 0, 100000), "N", "report the N parameters that moved most (default 20)"},
     {"quiet", 'q', FLAG_ON(quiet), NULL, "no progress lines on stderr"},
     HEADING("Start:"),
@@ -76,7 +83,8 @@ static const CliOpt OPTS[] = {
     {"skip-plies", 0, INT(load.skip_plies, 0, 100000), "N",
      "drop the first N plies of each game (default 16)"},
     {"max-score", 0, INT(load.max_score, 0, 32767), "CP",
-     "drop |search score| > CP (default 2000)"},
+     "drop |search score| > CP (default 2000; 0: no limit, as\n"
+     "in chuhe-coordinator export plain --max-score)"},
     {"per-game", 0, INT(load.per_game, 0, 100000), "N",
      "at most N positions per game (default 0: all)"},
     {"qresolve", 0, FLAG_ON(load.qresolve), NULL,
@@ -90,15 +98,17 @@ static const CliOpt OPTS[] = {
      "positions compared with the engine's evaluate() before\n"
      "fitting (default 10000)"},
     HEADING("Fit:"),
-    {"K", 0, REAL_ABOVE(K, 0, 10), "X", "scaling constant (default: fitted to the results)"},
+    {"K", 0, REAL(K, 1e-6, 10), "X", "scaling constant (default: fitted to the results)"},
     {"lambda", 0, REAL(lambda, 0, 1), "L",
      "label = L * sigmoid(K * score) + (1 - L) * result\n"
      "(default 0.9)"},
-    {"epochs", 0, INT(train.epochs, 0, 100000000), "N", "(default 100)"},
+    {"epochs", 0, INT(train.epochs, 0, 100000000), "N",
+     "(default 100); row N of the epoch table holds the losses\n"
+     "after N epochs (row 0: the starting weights)"},
     {"batch", 0, U64(train.batch, 0, U64_ANY), "N",
      "positions per Adam step (default 16384; 0: full batch)"},
-    {"lr", 0, REAL_ABOVE(train.lr, 0, 1e6), "X", "Adam step size in centi-soldiers (default 3)"},
-    {"lr-decay", 0, REAL_ABOVE(train.lr_decay, 0, 1), "F",
+    {"lr", 0, REAL(train.lr, 1e-6, 1e6), "X", "Adam step size in centi-soldiers (default 3)"},
+    {"lr-decay", 0, REAL(train.lr_decay, 1e-6, 1), "F",
      "the step size shrinks by F each epoch (default 0.966:\n"
      "lr 3 falls to 0.1 in 100 epochs; 1: constant)"},
     {"reg", 0, REAL(train.reg, 0, 1e6), "X",
@@ -109,7 +119,7 @@ static const CliOpt OPTS[] = {
      "apart (default: each moves with its mirror image)"},
     {"beta1", 0, REAL(train.beta1, 0, 0.999999), "X",
      "Adam decay of the gradient's mean (default 0.9)"},
-    {"beta2", 0, REAL(train.beta2, 0, 0.99999999), "X",
+    {"beta2", 0, REAL(train.beta2, 0, 0.999999), "X",
      "Adam decay of the squared gradient's mean (default 0.999)"},
     {"patience", 0, INT(train.patience, 0, 100000000), "N",
      "stop after N epochs without a better validation loss\n"
@@ -144,7 +154,6 @@ static const CliOpt OPTS[] = {
 #undef INT
 #undef U64
 #undef REAL
-#undef REAL_ABOVE
 #undef ACTION
 #undef HEADING
 
@@ -188,53 +197,25 @@ void cli_usage(FILE *f)
     }
 }
 
-static bool in_range(const CliOpt *o, double v)
+/* Reads a number of o's kind into field with the one strict reader (numparse.h): false,
+ * with the option, the text and the range in err, when it is not one or out of range. */
+static bool parse_number(const CliOpt *o, const char *text, void *field, CliError *err)
 {
-    return (o->above_min ? v > o->min : v >= o->min) && v <= o->max;
-}
-
-/* Reads a number of o's kind into field; false when it is not one or out of range. */
-static bool parse_number(const CliOpt *o, const char *s, void *field)
-{
-    char *end;
-    errno = 0;
-    if (!*s)
-        return false;
-    if (o->kind == OPT_DOUBLE) {
-        double v = strtod(s, &end);
-        if (*end || errno || !in_range(o, v))
-            return false;
-        *(double *)field = v;
-    } else if (o->kind == OPT_INT) {
-        long v = strtol(s, &end, 10);
-        if (*end || errno || !in_range(o, (double)v))
-            return false;
-        *(int *)field = (int)v;
-    } else {
-        unsigned long long v = strtoull(s, &end, 10);
-        if (s[0] == '-' || *end || errno || !in_range(o, (double)v))
-            return false;
-        *(uint64_t *)field = v;
+    char option[48];
+    snprintf(option, sizeof option, "--%s", o->name);
+    char *msg = err ? err->msg : NULL;
+    size_t size = err ? sizeof err->msg : 0;
+    if (o->kind == OPT_DOUBLE)
+        return numparse_double(option, text, o->min, o->max, (double *)field, msg, size);
+    if (o->kind == OPT_U64) {
+        uint64_t hi = o->max >= U64_ANY ? UINT64_MAX : (uint64_t)o->max;
+        return numparse_u64(option, text, (uint64_t)o->min, hi, (uint64_t *)field, msg, size);
     }
+    long long v;
+    if (!numparse_int(option, text, (long long)o->min, (long long)o->max, &v, msg, size))
+        return false;
+    *(int *)field = (int)v;
     return true;
-}
-
-static void bound_text(double v, char *buf, size_t size)
-{
-    if (v >= U64_ANY)
-        snprintf(buf, size, "%" PRIu64, UINT64_MAX);
-    else
-        snprintf(buf, size, "%.10g", v);
-}
-
-/* The one message for a bad number: the option, the text and the range. */
-static bool range_error(const CliOpt *o, const char *text, CliError *err)
-{
-    char lo[32], hi[32];
-    bound_text(o->min, lo, sizeof lo);
-    bound_text(o->max, hi, sizeof hi);
-    return ERROR_SET(err, "--%s: '%s' is not in %c%s, %s]", o->name, text, o->above_min ? '(' : '[',
-                     lo, hi);
 }
 
 /* --freeze may be given more than once: the lists are joined. */
@@ -264,7 +245,7 @@ static bool set_option(Cli *c, const CliOpt *o, const char *arg, CliError *err)
     case OPT_INT:
     case OPT_U64:
     case OPT_DOUBLE:
-        return parse_number(o, arg, field) || range_error(o, arg, err);
+        return parse_number(o, arg, field, err);
     case OPT_FREEZE:
         return add_freeze(c, arg, err);
     case OPT_SPRT: {
@@ -344,11 +325,111 @@ static bool finish(Cli *c, int nfiles, char **files, CliError *err)
     if (c->weights) {
         WeightsError we;
         if (!weights_load(c->weights, &c->start, &we))
-            return ERROR_SET(err, "%s", we.msg);
+            return ERROR_SET(err, "--weights: %s", we.msg);
     } else {
         c->start = *weights_default();
     }
     c->load.params = &c->start;
+    return true;
+}
+
+/* One file a tuning run writes. */
+typedef struct {
+    const char *option, *path;
+    bool renamed;   /* written to path.tmp, then renamed over path */
+    bool may_exist; /* replaced without asking: --force, or rewritten by a resumed run */
+} Output;
+
+enum { OUTPUTS_MAX = 4 };
+
+static int outputs_of(const Cli *c, Output *out)
+{
+    int n = 0;
+    out[n++] = (Output){"-o", c->out, true, c->force};
+    out[n++] = (Output){"--log", c->log, true, c->force || c->resume};
+    out[n++] = (Output){"--plot", c->plot, false, c->force};
+    if (c->ckpt_every)
+        out[n++] = (Output){"--checkpoint", c->ckpt, true, c->force || c->resume};
+    return n;
+}
+
+/* o's path, and its temporary file, against the inputs. */
+static bool check_output(const Output *o, const char *const *inputs, int ninputs, CliError *err)
+{
+    char *msg = err->msg;
+    size_t size = sizeof err->msg;
+    if (!outpath_check(o->option, o->path, OUTPATH_REPLACE, o->may_exist, inputs, ninputs, msg,
+                       size)) {
+        /* an existing checkpoint is most likely one to go on from */
+        if (!strcmp(o->option, "--checkpoint") &&
+            outpath_check(o->option, o->path, OUTPATH_REPLACE, true, inputs, ninputs, NULL, 0))
+            return ERROR_SET(err,
+                             "--checkpoint %s: the file exists (give --resume to go on from it, "
+                             "--force to start afresh over it, or another file)",
+                             o->path);
+        return false;
+    }
+    if (!o->renamed)
+        return true;
+    struct stat st;
+    if (stat(o->path, &st) == 0 && !S_ISREG(st.st_mode))
+        return ERROR_SET(err,
+                         "%s %s: not a regular file (the file is written as %s.tmp and "
+                         "renamed over it)",
+                         o->option, o->path, o->path);
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", o->path) >= (int)sizeof tmp)
+        return ERROR_SET(err, "%s %s: path too long", o->option, o->path);
+    /* a temporary file left by an interrupted run is replaced */
+    return outpath_check(o->option, tmp, OUTPATH_REPLACE, true, inputs, ninputs, msg, size);
+}
+
+/* No two outputs, or one and another's temporary file, are the same file. */
+static bool check_distinct(const Output *out, int n, CliError *err)
+{
+    char tmp[OUTPUTS_MAX][4096];
+    for (int i = 0; i < n; i++)
+        snprintf(tmp[i], sizeof tmp[i], "%s.tmp", out[i].path);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            if (j < i && outpath_same(out[i].path, out[j].path))
+                return ERROR_SET(err, "%s %s: %s writes it too; give another file", out[i].option,
+                                 out[i].path, out[j].option);
+            if (j != i && out[j].renamed && outpath_same(out[i].path, tmp[j]))
+                return ERROR_SET(err,
+                                 "%s %s: %s writes it too (as its temporary file); give "
+                                 "another file",
+                                 out[i].option, out[i].path, out[j].option);
+        }
+    return true;
+}
+
+bool cli_check_outputs(const Cli *c, CliError *err)
+{
+    /* the checkpoint that --resume reads first: its own output check skips it */
+    const char **inputs = malloc(((size_t)c->nfiles + 2) * sizeof *inputs);
+    if (!inputs)
+        return ERROR_SET(err, "out of memory");
+    int ninputs = 0;
+    if (c->resume)
+        inputs[ninputs++] = c->ckpt;
+    if (c->weights)
+        inputs[ninputs++] = c->weights;
+    for (int i = 0; i < c->nfiles; i++)
+        inputs[ninputs++] = c->files[i];
+    Output out[OUTPUTS_MAX];
+    int n = outputs_of(c, out);
+    bool ok = true;
+    for (int i = 0; ok && i < n; i++) {
+        bool own = c->resume && out[i].path == c->ckpt;
+        ok = check_output(&out[i], inputs + own, ninputs - own, err);
+    }
+    free(inputs);
+    if (!ok || !check_distinct(out, n, err))
+        return false;
+    char why[sizeof err->msg - 16];
+    if (c->resume && !train_is_checkpoint(c->ckpt, why, sizeof why))
+        return ERROR_SET(err, "--resume: %s", why);
     return true;
 }
 

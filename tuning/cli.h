@@ -1,7 +1,8 @@
 /*
  * chuhe-tune's command line: every option, its default and its check, and the usage
- * text. Loading the starting weights and naming the frozen terms happen here too, so a
- * bad option or file stops the program before any data is read.
+ * text. Loading the starting weights, naming the frozen terms and checking the output
+ * files happen here too, so a bad option or file stops the program before any data is
+ * read.
  */
 #ifndef CHUHE_CLI_H
 #define CHUHE_CLI_H
@@ -21,7 +22,7 @@ typedef struct {
     SprtParams sprt;
     char log_buf[4096], plot_buf[4096], ckpt_buf[4096];
     int ckpt_every, top;
-    bool resume, quiet, bench;
+    bool resume, quiet, bench, force, dry_run;
     uint64_t bench_positions;
     double K, lambda;
     char freeze[1024];
@@ -48,6 +49,18 @@ enum { CLI_EXIT_USAGE = 2 };
 /* Reads the options into c (defaults first); print: whether --help and --version print
  * (rank 0 only). A bad number names the option, the text and the accepted range. */
 CliStatus cli_parse(Cli *c, int argc, char **argv, bool print, CliError *err);
+
+/*
+ * The files a tuning run writes, checked before any work starts (outpath.h): -o, --log,
+ * --checkpoint (unless --checkpoint-every 0) and the temporary files they are written
+ * through (PATH.tmp, renamed over PATH), and --plot. None may be an HDF5 file, an input
+ * of the command (a run file, --weights, the checkpoint read by --resume) or another of
+ * these outputs, name a folder or lie in a missing one; an existing one is replaced
+ * only with --force, except that --resume rewrites its checkpoint and the TSV (both
+ * are rewritten every epoch by the run it continues). With --resume the checkpoint must
+ * be a chuhe-tune checkpoint. False with one line in err naming the option.
+ */
+bool cli_check_outputs(const Cli *c, CliError *err);
 
 /* The --help text. */
 void cli_usage(FILE *f);

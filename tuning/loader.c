@@ -40,6 +40,7 @@ typedef struct {
     KeyList keys[2];
     LoadStats st;
     Position *pos;
+    QResolve *qr; /* with qresolve */
     TracedPos *tp;
     int8_t coef8[EVAL_PARAM_NB];
     RunPosition *rows;
@@ -86,7 +87,7 @@ static bool take(Loader *L, const char *path, uint64_t file, const RunPosition *
         return ERROR_SET(L->err, "%s: /positions row %llu: %s", path, (unsigned long long)row,
                          pe.msg);
     if (o->qresolve) {
-        int plies = qresolve(L->pos, o->params);
+        int plies = qresolve_run(L->qr, L->pos);
         if (plies) {
             L->st.resolved++;
             L->st.resolved_plies += (uint64_t)plies;
@@ -191,7 +192,7 @@ static bool eligible(Loader *L, const RunPosition *r)
         return L->st.opening++, false;
     if (r->flags & RECORD_FLAG_IN_CHECK)
         return L->st.in_check++, false;
-    if (r->score > o->max_score || r->score < -o->max_score)
+    if (o->max_score > 0 && (r->score > o->max_score || r->score < -o->max_score))
         return L->st.big_score++, false;
     if (!o->qresolve && ((r->flags & RECORD_FLAG_CAPTURE) ||
                          (r->best != MOVE_NONE && packed_piece(&r->board, move_to(r->best)))))
@@ -397,12 +398,13 @@ bool load_runfiles(Comm *comm, const char *const *paths, int npaths, const LoadO
 {
     Loader *L = calloc(1, sizeof *L);
     Position *pos = malloc(sizeof *pos);
+    QResolve *qr = opt->qresolve ? qresolve_new(opt->params) : NULL;
     TracedPos *tp = malloc(sizeof *tp);
     RunPosition *rows = malloc(READ_BLOCK * sizeof *rows);
     RunFile **rf = calloc((size_t)(npaths > 0 ? npaths : 1), sizeof *rf);
     uint64_t *offset = calloc((size_t)npaths + 1, sizeof *offset);
     memset(err, 0, sizeof *err);
-    bool ok = L && pos && tp && rows && rf && offset;
+    bool ok = L && pos && (qr || !opt->qresolve) && tp && rows && rf && offset;
     if (!ok)
         ERROR_SET(err, "out of memory");
     else {
@@ -411,6 +413,7 @@ bool load_runfiles(Comm *comm, const char *const *paths, int npaths, const LoadO
         L->set[0] = train;
         L->set[1] = valid;
         L->pos = pos;
+        L->qr = qr;
         L->tp = tp;
         L->rows = rows;
         L->err = err;
@@ -466,6 +469,7 @@ bool load_runfiles(Comm *comm, const char *const *paths, int npaths, const LoadO
     }
     free(L);
     free(pos);
+    qresolve_free(&qr);
     free(tp);
     free(rows);
     free(rf);

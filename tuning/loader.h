@@ -9,8 +9,9 @@
  * Selection, in this order, with every random choice a hash of the seed and the
  * position's place in the files (rng.h), so it is the same on any number of ranks:
  *   1. drop positions before ply skip_plies, forced opening moves (their score is not a
- *      search score), positions in check, |score| > max_score, and, without qresolve,
- *      positions whose played or best move captures;
+ *      search score), positions in check, |score| > max_score (0: no limit, as in the
+ *      coordinator's export), and, without qresolve, positions whose played or best
+ *      move captures;
  *   2. keep at most per_game of what is left of each game (a seeded sample);
  *   3. with qresolve, play the quiescence PV (qresolve.h) and use the quiet end position;
  *   4. trace each position into its coefficients;
@@ -42,8 +43,8 @@
 
 typedef struct {
     int skip_plies;
-    int max_score;
-    int per_game; /* 0: every selected position */
+    int max_score; /* 0: no limit */
+    int per_game;  /* 0: every selected position */
     bool qresolve;
     bool dedup;
     double valid_frac;
@@ -59,7 +60,7 @@ typedef struct {
     uint64_t files, games, rows;
     uint64_t early, opening, in_check, capture, big_score;
     uint64_t eligible, sampled, duplicates;
-    uint64_t valid_duplicates; /* of the duplicates, those the validation set lost */
+    uint64_t valid_duplicates;         /* of the duplicates, those the validation set lost */
     uint64_t resolved, resolved_plies; /* positions qresolve moved, and the plies played */
     uint64_t checked;
     uint64_t train, valid, entries;

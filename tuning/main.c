@@ -73,10 +73,13 @@ static void print_stats(const Cli *c, const LoadStats *s)
         return;
     printf("read %" PRIu64 " file%s: %" PRIu64 " games, %" PRIu64 " positions\n", s->files,
            s->files == 1 ? "" : "s", s->games, s->rows);
+    char limit[32] = "(no limit)";
+    if (c->load.max_score > 0)
+        snprintf(limit, sizeof limit, "> %d", c->load.max_score);
     printf("dropped: %" PRIu64 " before ply %d, %" PRIu64 " opening moves, %" PRIu64
-           " in check, %" PRIu64 " |score| > %d, %" PRIu64 " %s\n",
-           s->early, c->load.skip_plies, s->opening, s->in_check, s->big_score, c->load.max_score,
-           s->capture, "with a capturing best or played move");
+           " in check, %" PRIu64 " |score| %s, %" PRIu64 " %s\n",
+           s->early, c->load.skip_plies, s->opening, s->in_check, s->big_score, limit, s->capture,
+           "with a capturing best or played move");
     printf("kept: %" PRIu64 " eligible, %" PRIu64 " sampled", s->eligible, s->sampled);
     if (c->load.per_game)
         printf(" (at most %d per game)", c->load.per_game);
@@ -208,6 +211,35 @@ typedef struct {
     uint32_t *perm;
 } Run;
 
+/* The weights Adam moves: two for each parameter that is not frozen. */
+static int free_weights(const TrainOptions *o)
+{
+    int n = 0;
+    for (int i = 0; i < EVAL_PARAM_NB; i++)
+        n += o->frozen[i] ? 0 : 2;
+    return n;
+}
+
+/* None is an error; fewer training positions than weights to fit is allowed but warned
+ * about, as the fit then follows the noise of the few. */
+static int check_size(const Cli *c, const LoadStats *s)
+{
+    if (s->train == 0)
+        return fail_all("no training positions left after selection (%" PRIu64
+                        " positions read, %" PRIu64 " kept for validation): give more games, "
+                        "or keep more with a lower --skip-plies or --valid-frac, --max-score 0, "
+                        "--qresolve",
+                        s->rows, s->valid);
+    int nw = free_weights(&c->train);
+    if (g_comm->rank == 0 && s->train < (uint64_t)nw)
+        fprintf(stderr,
+                "chuhe-tune: warning: %" PRIu64 " training position%s for %d weights to fit: "
+                "too few, the fit follows their noise (reasonable: at least one per weight, "
+                "better ten, %d; give more games or --freeze terms)\n",
+                s->train, s->train == 1 ? "" : "s", nw, 10 * nw);
+    return 0;
+}
+
 /* Reads and selects the positions and prints what was kept. */
 static int load_positions(Cli *c, Run *run)
 {
@@ -217,8 +249,8 @@ static int load_positions(Cli *c, Run *run)
     if (!load_runfiles(g_comm, c->files, c->nfiles, &c->load, train, valid, &run->st, &lerr))
         return fail_all("%s", lerr.msg);
     print_stats(c, &run->st);
-    if (run->st.train == 0)
-        return fail_all("no training positions left after selection");
+    if (check_size(c, &run->st) != 0)
+        return 1;
     uint64_t sums[2] = {dataset_hash(train), dataset_hash(valid)};
     if (!comm_sum_u64(g_comm, sums, 2))
         return fail_all("MPI: a collective failed");
@@ -291,7 +323,8 @@ static int start_training(Cli *c, Run *run)
     return 0;
 }
 
-/* Rank 0, after an epoch: its table row, the TSV and the progress line. */
+/* Rank 0, after an epoch: the table row it wrote (of the weights it started from), the
+ * TSV and the progress line. */
 static void report_epoch(const Cli *c, const TrainState *s, double per_epoch)
 {
     const EpochRow *row = &s->hist[s->nhist - 1];
@@ -304,10 +337,10 @@ static void report_epoch(const Cli *c, const TrainState *s, double per_epoch)
         char eta[32];
         format_eta(per_epoch * (c->train.epochs - s->epoch), eta, sizeof eta);
         fprintf(stderr,
-                "chuhe-tune: epoch %d/%d  train %.8f  valid %.8f  best %.8f "
+                "chuhe-tune: epoch %d/%d done  after %d: train %.8f  valid %.8f  best %.8f "
                 "(after %d)  %.2f s/epoch  ETA %s\n",
-                s->epoch, c->train.epochs, row->train_loss, row->valid_loss, s->best_loss,
-                s->best_epoch - 1, per_epoch, eta);
+                s->epoch, c->train.epochs, row->epoch, row->train_loss, row->valid_loss,
+                s->best_loss, s->best_epoch, per_epoch, eta);
     }
 }
 
@@ -347,6 +380,8 @@ static int run_epochs(Cli *c, Run *run)
         ok = train_finish(g_comm, s, &run->train, &run->valid);
     if (!ok)
         return fail_all("training failed (out of memory or MPI)");
+    if (root)
+        report_table_row(stdout, &s->hist[s->nhist - 1]);
     return 0;
 }
 
@@ -360,8 +395,8 @@ static int write_results(const Cli *c, const Run *run)
     if (g_comm->rank == 0) {
         if (s->stopped)
             printf("early stop: no better %s loss for %d epochs\n", loss, c->train.patience);
-        printf("best: the weights after %d epoch%s, %s loss %.8f\n", s->best_epoch - 1,
-               s->best_epoch == 2 ? "" : "s", loss, s->best_loss);
+        printf("best: the weights after %d epoch%s, %s loss %.8f\n", s->best_epoch,
+               s->best_epoch == 1 ? "" : "s", loss, s->best_loss);
         EvalParams tuned;
         model_to_params(s->best_w, &tuned);
         WeightsError we;
@@ -383,6 +418,20 @@ static int write_results(const Cli *c, const Run *run)
         report_moved(stdout, s->w0, s->best_w, c->top);
     }
     return comm_all_ok(g_comm, ok) ? 0 : 1;
+}
+
+/* Rank 0 writes every output, so rank 0 checks them; every rank returns its verdict. */
+static int check_outputs(const Cli *c)
+{
+    CliError err = {""};
+    bool ok = g_comm->rank != 0 || cli_check_outputs(c, &err);
+    if (!comm_agree(g_comm, ok, err.msg, sizeof err.msg)) {
+        fail_all("%s", err.msg);
+        return CLI_EXIT_USAGE;
+    }
+    if (c->dry_run && g_comm->rank == 0)
+        printf("dry run: the options and the output files are fine\n");
+    return 0;
 }
 
 static int run_tune(Cli *c)
@@ -424,11 +473,13 @@ int main(int argc, char **argv)
         fail_all("%s", err.msg);
         rc = CLI_EXIT_USAGE;
     } else if (st == CLI_RUN) {
-        if (c->match)
+        if (c->dry_run)
+            rc = c->match || c->bench ? 0 : check_outputs(c);
+        else if (c->match)
             rc = comm.rank == 0 ? match_report(c->match, c->player, &c->sprt, stdout, stderr) : 0;
         else if (c->bench)
             rc = run_bench(c);
-        else
+        else if ((rc = check_outputs(c)) == 0)
             rc = run_tune(c);
     }
     free(c);

@@ -27,6 +27,9 @@ enum { MODEL_NW = 2 * EVAL_PARAM_NB };
  * for every other parameter i itself. The tuner's --symmetric moves both together. */
 int model_mirror(int i);
 
+/* The alignment of a weight or gradient vector: model_pass reads pairs of doubles. */
+enum { MODEL_ALIGN = 16 };
+
 /* Weights from integer parameters and back (rounded to nearest, kept within the
  * weights file's +-30000). */
 void model_from_params(const EvalParams *p, double *w);
@@ -35,7 +38,8 @@ void model_to_params(const double *w, EvalParams *p);
 /*
  * One pass over positions subset[0..nsub) of d (all of d when subset is NULL): returns
  * the summed loss and, when grad is not NULL, adds the summed gradient to grad. Sums, not
- * means: the caller divides after adding up every rank's part.
+ * means: the caller divides after adding up every rank's part. w and grad are read as
+ * (midgame, endgame) pairs of 16 bytes and must be 16-byte aligned (MODEL_ALIGN).
  */
 double model_pass(const Dataset *d, const uint32_t *subset, uint64_t nsub, const double *w,
                   double K, double *grad);

@@ -12,12 +12,14 @@
 
 void report_table_header(FILE *f)
 {
+    fprintf(f, "losses of the weights after each epoch (epoch 0: the starting weights)\n");
     fprintf(f, "%6s  %12s  %12s  %9s\n", "epoch", "train_loss", "valid_loss", "seconds");
 }
 
 void report_table_row(FILE *f, const EpochRow *r)
 {
-    fprintf(f, "%6d  %12.8f  %12.8f  %9.3f\n", r->epoch, r->train_loss, r->valid_loss, r->seconds);
+    fprintf(f, "%6d  %12.8f  %12.8f  %9.3f%s\n", r->epoch, r->train_loss, r->valid_loss, r->seconds,
+            r->epoch == 0 ? "  start" : "");
 }
 
 bool report_tsv(const char *path, const EpochRow *rows, int n, char *err, size_t errsize)
@@ -85,7 +87,8 @@ bool report_plot(const char *tsv, const char *png, const char *title, char *err,
     gp_quote(g, png);
     fprintf(g, "\nset title ");
     gp_quote(g, title);
-    fprintf(g, " noenhanced\nset xlabel 'epoch'\nset ylabel 'mean squared error'\n"
+    fprintf(g, " noenhanced\nset xlabel 'epoch (0: the starting weights)'\nset ylabel 'mean "
+               "squared error'\n"
                "set key top right\nset grid\nset datafile separator '\\t'\n"
                "set datafile missing 'nan'\nplot ");
     gp_quote(g, tsv);

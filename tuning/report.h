@@ -11,11 +11,13 @@
 
 #include "train.h"
 
-/* "epoch  train_loss  valid_loss  seconds" */
+/* A line on what the rows are, then "epoch  train_loss  valid_loss  seconds". Row N
+ * holds the losses of the weights after N epochs; row 0, of the starting weights, is
+ * marked "start". */
 void report_table_header(FILE *f);
 void report_table_row(FILE *f, const EpochRow *row);
 
-/* Writes the whole history as TSV (header line, one row per epoch). */
+/* Writes the whole history as TSV (header line, one row per epoch, from 0: the start). */
 bool report_tsv(const char *path, const EpochRow *rows, int n, char *err, size_t errsize);
 
 /* Whether gnuplot is on PATH. */

@@ -44,6 +44,7 @@ TrainState *train_new(const TrainOptions *o, const double *w0, double K, uint64_
     memcpy(s->best_w, w0, sizeof s->best_w);
     s->rng = rng_mix(o->seed ^ 0x747261696eULL);
     s->best_loss = INFINITY;
+    s->best_epoch = -1;
     return s;
 }
 
@@ -142,7 +143,8 @@ bool train_epoch(Comm *comm, const TrainOptions *o, TrainState *s, const Dataset
                  const Dataset *valid, uint32_t *perm)
 {
     double t0 = now_seconds();
-    EpochRow row = {s->epoch + 1, NAN, NAN, 0};
+    /* the row of the weights this epoch starts from */
+    EpochRow row = {s->epoch, NAN, NAN, s->last_seconds};
     double metric_w[MODEL_NW];
     memcpy(metric_w, s->w, sizeof metric_w);
     if (!set_loss(comm, s, s->w, valid, &row.valid_loss))
@@ -208,22 +210,24 @@ bool train_epoch(Comm *comm, const TrainOptions *o, TrainState *s, const Dataset
     }
     if (o->patience > 0 && s->bad_epochs >= o->patience)
         s->stopped = true;
-    s->epoch = row.epoch;
-    row.seconds = now_seconds() - t0;
+    s->epoch++;
+    s->last_seconds = now_seconds() - t0;
     return history_push(s, &row);
 }
 
 bool train_finish(Comm *comm, TrainState *s, const Dataset *train, const Dataset *valid)
 {
-    double metric;
-    if (!set_loss(comm, s, s->w, s->nvalid ? valid : train, &metric))
+    EpochRow row = {s->epoch, NAN, NAN, s->last_seconds};
+    if (!set_loss(comm, s, s->w, train, &row.train_loss) ||
+        !set_loss(comm, s, s->w, valid, &row.valid_loss))
         return false;
+    double metric = s->nvalid ? row.valid_loss : row.train_loss;
     if (metric < s->best_loss) {
         s->best_loss = metric;
-        s->best_epoch = s->epoch + 1; /* the weights after the last epoch */
+        s->best_epoch = row.epoch;
         memcpy(s->best_w, s->w, sizeof s->best_w);
     }
-    return true;
+    return history_push(s, &row);
 }
 
 uint64_t train_terms_hash(void)
@@ -239,13 +243,16 @@ uint64_t train_terms_hash(void)
 
 /* ---- checkpoints ----
  * Little-endian binary as this machine writes it:
- *   "chuhe-tune-ckpt1" (16 bytes), terms hash u64, MODEL_NW u32, data hash u64,
+ *   "chuhe-tune-ckpt2" (16 bytes), terms hash u64, MODEL_NW u32, data hash u64,
  *   config length u32 + bytes, K f64, ntrain u64, nvalid u64, epoch i32, step u64,
- *   rng u64, best_loss f64, best_epoch i32, bad_epochs i32, stopped u8,
+ *   rng u64, best_loss f64, best_epoch i32, bad_epochs i32, stopped u8, last_seconds f64,
  *   w0, w, m, v, best_w (MODEL_NW f64 each), nhist i32 + rows (epoch i32, 3 f64),
- *   FNV-1a 64 of everything before it. */
+ *   FNV-1a 64 of everything before it.
+ * Format 1 numbered its rows from 1 (row e: the weights after e - 1 epochs) and is
+ * refused rather than renumbered. */
 
-static const char CKPT_MAGIC[16] = "chuhe-tune-ckpt1";
+static const char CKPT_MAGIC[16] = "chuhe-tune-ckpt2";
+static const char CKPT_MAGIC_1[16] = "chuhe-tune-ckpt1";
 
 typedef struct {
     FILE *f;
@@ -291,6 +298,7 @@ bool train_save(const char *path, const TrainState *s, const char *config, uint6
     put(&o, &best_epoch, 4);
     put(&o, &bad, 4);
     put(&o, &stopped, 1);
+    put(&o, &s->last_seconds, 8);
     put(&o, s->w0, sizeof s->w0);
     put(&o, s->w, sizeof s->w);
     put(&o, s->m, sizeof s->m);
@@ -364,6 +372,31 @@ static unsigned char *slurp(const char *path, size_t *len, char *err, size_t err
     return buf;
 }
 
+/* Whether the file's first bytes (len of them) open a checkpoint this build reads. */
+static bool magic_ok(const char *path, const unsigned char *head, size_t len, char *err,
+                     size_t errsize)
+{
+    if (len >= sizeof CKPT_MAGIC && memcmp(head, CKPT_MAGIC_1, sizeof CKPT_MAGIC) == 0)
+        return error_set(err, errsize,
+                         "%s: a checkpoint of an older chuhe-tune (format 1); start afresh "
+                         "without --resume",
+                         path);
+    if (len < sizeof CKPT_MAGIC + 8 || memcmp(head, CKPT_MAGIC, sizeof CKPT_MAGIC) != 0)
+        return error_set(err, errsize, "%s: not a chuhe-tune checkpoint", path);
+    return true;
+}
+
+bool train_is_checkpoint(const char *path, char *err, size_t errsize)
+{
+    unsigned char head[sizeof CKPT_MAGIC + 8];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return error_set(err, errsize, "%s: %s", path, strerror(errno));
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return magic_ok(path, head, n, err, errsize);
+}
+
 TrainState *train_load(const char *path, const char *config, uint64_t data_hash, char *err,
                        size_t errsize)
 {
@@ -384,10 +417,8 @@ TrainState *train_load(const char *path, const char *config, uint64_t data_hash,
         error_set(err, errsize, "out of memory");
         goto out;
     }
-    if (len < sizeof magic + 8 || memcmp(buf, CKPT_MAGIC, sizeof magic) != 0) {
-        error_set(err, errsize, "%s: not a chuhe-tune checkpoint", path);
+    if (!magic_ok(path, buf, len, err, errsize))
         goto out;
-    }
     for (size_t i = 0; i < len - 8; i++)
         h = (h ^ buf[i]) * 0x100000001b3ULL;
     uint64_t stored;
@@ -439,6 +470,7 @@ TrainState *train_load(const char *path, const char *config, uint64_t data_hash,
     get(&in, &best_epoch, 4);
     get(&in, &bad, 4);
     get(&in, &stopped, 1);
+    get(&in, &s->last_seconds, 8);
     get(&in, s->w0, sizeof s->w0);
     get(&in, s->w, sizeof s->w);
     get(&in, s->m, sizeof s->m);

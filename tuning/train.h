@@ -6,14 +6,16 @@
  *
  * An epoch: the validation loss of the current weights (the training loss of the
  * epoch's first step is measured at the same weights in full-batch mode), then one step
- * per mini-batch. So row e of the history holds the losses of the weights after e - 1
- * epochs (in mini-batch mode the training loss is the mean over the epoch's steps), and
- * best_epoch e names those weights; train_finish measures the weights after the last
- * epoch (best_epoch = epochs + 1 when they are the best). Mini-batch b of an epoch holds the
- * training positions whose hash(uid, epoch stream) mod nbatches is b: a partition that depends on
- * the data and the seed, not on how positions are spread over ranks. Each step sums the gradient of
- * every rank's part of the batch (one MPI_Allreduce of doubles) and every rank makes the
- * same update.
+ * per mini-batch. Row e of the history holds the losses of the weights after e epochs
+ * (row 0: the starting weights), written by the epoch that starts from them (in
+ * mini-batch mode its training loss is the mean over that epoch's steps), and the
+ * seconds of epoch e, the one that made them (0 for row 0); best_epoch e names those
+ * weights. train_finish adds the row of the weights after the last epoch, both losses
+ * measured whole. Mini-batch b of an epoch holds the training positions whose hash(uid,
+ * epoch stream) mod nbatches is b: a partition that depends on the data and the seed,
+ * not on how positions are spread over ranks. Each step sums the gradient of every
+ * rank's part of the batch (one MPI_Allreduce of doubles) and every rank makes the same
+ * update.
  */
 #ifndef CHUHE_TRAIN_H
 #define CHUHE_TRAIN_H
@@ -33,33 +35,36 @@ typedef struct {
     int patience; /* stop after this many epochs without a better validation loss; 0: never */
     uint64_t seed;
     uint8_t frozen[EVAL_PARAM_NB]; /* nonzero: the parameter keeps its starting value */
-    double lr_decay; /* the step size is lr * lr_decay^(e - 1) in epoch e */
-    double reg;      /* weight of sum ((w - w0) / 100)^2 / ntrain added to the mean loss */
-    bool symmetric;  /* mirrored points of a piece-square table move together (model.h) */
+    double lr_decay;               /* the step size is lr * lr_decay^(e - 1) in epoch e */
+    double reg;     /* weight of sum ((w - w0) / 100)^2 / ntrain added to the mean loss */
+    bool symmetric; /* mirrored points of a piece-square table move together (model.h) */
 } TrainOptions;
 
 void train_options_default(TrainOptions *o);
 
 typedef struct {
-    int epoch;
+    int epoch;                     /* the weights after this many epochs; 0: the start */
     double train_loss, valid_loss; /* valid_loss is NaN without a validation set */
-    double seconds;
+    double seconds;                /* of the epoch that made these weights; 0 for the start */
 } EpochRow;
 
 typedef struct {
     /* fixed for the run */
     double K;
-    uint64_t ntrain, nvalid; /* positions over all ranks */
-    double w0[MODEL_NW];     /* starting weights */
+    uint64_t ntrain, nvalid;                   /* positions over all ranks */
+    _Alignas(MODEL_ALIGN) double w0[MODEL_NW]; /* starting weights */
     /* the optimiser */
-    int epoch; /* epochs done */
+    int epoch;           /* epochs done */
+    double last_seconds; /* how long the last of them took (0: none yet) */
     uint64_t step;
     uint64_t rng;
-    double w[MODEL_NW], m[MODEL_NW], v[MODEL_NW];
+    _Alignas(MODEL_ALIGN) double w[MODEL_NW];
+    _Alignas(MODEL_ALIGN) double m[MODEL_NW];
+    _Alignas(MODEL_ALIGN) double v[MODEL_NW];
     /* early stopping */
-    double best_w[MODEL_NW];
+    _Alignas(MODEL_ALIGN) double best_w[MODEL_NW];
     double best_loss;
-    int best_epoch; /* 0: none yet */
+    int best_epoch; /* the best weights are those after this many epochs; -1: none yet */
     int bad_epochs;
     bool stopped;
     int nhist;
@@ -74,14 +79,14 @@ void train_free(TrainState **s);
 
 /*
  * One epoch. perm is scratch of train->n entries (unused in full-batch mode). A
- * collective. Appends the epoch's row to s->hist. False only when a collective fails or
- * memory runs out.
+ * collective. Appends the row of the weights it starts from to s->hist. False only when
+ * a collective fails or memory runs out.
  */
 bool train_epoch(Comm *comm, const TrainOptions *o, TrainState *s, const Dataset *train,
                  const Dataset *valid, uint32_t *perm);
 
-/* After the last epoch: the final weights become the best ones if their validation (or,
- * without one, training) loss is lower. A collective. */
+/* After the last epoch: appends the row of the final weights, which become the best ones
+ * if their validation (or, without one, training) loss is lower. A collective. */
 bool train_finish(Comm *comm, TrainState *s, const Dataset *train, const Dataset *valid);
 
 /*
@@ -93,6 +98,10 @@ bool train_save(const char *path, const TrainState *s, const char *config, uint6
                 char *err, size_t errsize);
 TrainState *train_load(const char *path, const char *config, uint64_t data_hash, char *err,
                        size_t errsize);
+
+/* Whether path opens with the mark of a checkpoint this build reads (checked before any
+ * data is loaded; train_load checks the rest); false with the reason in err. */
+bool train_is_checkpoint(const char *path, char *err, size_t errsize);
 
 /* The fingerprint of eval_terms.h: names and sizes of every term, in order. */
 uint64_t train_terms_hash(void);

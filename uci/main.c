@@ -1,10 +1,12 @@
 /* bin/chuhe-engine: UCI on stdin/stdout, or the command given on the command line
  * (e.g. `chuhe-engine go perft 5`, `chuhe-engine bench`), run once: its exit status is
- * then 0, 1 when the command failed, 2 when it was malformed (see UciStatus). */
+ * then 0, 1 when the command failed (or its output could not be written), 2 when it was
+ * malformed (see UciStatus). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "outpath.h"
 #include "uci.h"
 
 int main(int argc, char **argv)
@@ -32,10 +34,10 @@ int main(int argc, char **argv)
         UciStatus status = uci_command(&uci, line);
         free(line);
         uci_finish(&uci, true);
-        return (int)status;
+        return outpath_finish_stdout("chuhe-engine", (int)status);
     } else {
         uci_loop(&uci, stdin);
         uci_finish(&uci, false);
     }
-    return 0;
+    return outpath_finish_stdout("chuhe-engine", 0);
 }

@@ -15,6 +15,7 @@
 #include "movegen.h"
 #include "notation.h"
 #include "numparse.h"
+#include "outpath.h"
 #include "rules.h"
 
 #ifndef CHUHE_VERSION
@@ -367,6 +368,20 @@ static UciStatus cmd_go(Uci *uci, char **tok, int n)
 
 /* ---- options -------------------------------------------------------------------- */
 
+/* The search's tunable constants, one spin option each (spsa_params.h). */
+static void print_search_params(Uci *uci)
+{
+    for (int i = 0; i < SPSA_PARAM_NB; i++) {
+        const SpsaParamInfo *p = &SPSA_PARAM_INFO[i];
+        if (uci->dialect == DIALECT_UCCI)
+            say(uci, "option %s type spin min %d max %d default %d", p->name, p->min, p->max,
+                p->value);
+        else
+            say(uci, "option name %s type spin default %d min %d max %d", p->name, p->value, p->min,
+                p->max);
+    }
+}
+
 static void print_options(Uci *uci)
 {
     if (uci->dialect == DIALECT_UCCI) {
@@ -374,6 +389,7 @@ static void print_options(Uci *uci)
             ENGINE_HASH_DEFAULT_MB);
         say(uci, "option clearhash type button");
         say(uci, "option evalfile type string default <builtin>");
+        print_search_params(uci);
         return;
     }
     say(uci, "option name Hash type spin default %d min 1 max %d", ENGINE_HASH_DEFAULT_MB,
@@ -383,6 +399,7 @@ static void print_options(Uci *uci)
     say(uci, "option name Move Overhead type spin default 10 min 0 max 5000");
     say(uci, "option name EvalFile type string default <builtin>");
     say(uci, "option name UCI_Variant type combo default xiangqi var xiangqi");
+    print_search_params(uci);
 }
 
 /* EvalFile: the weights at path, or the previous ones kept. A folder would open and
@@ -407,7 +424,13 @@ static UciStatus set_option(Uci *uci, const char *name, const char *value)
     long long x;
     char what[160];
     snprintf(what, sizeof what, "setoption %s", name);
-    if (!strcasecmp(name, "Hash") || !strcasecmp(name, "hashsize")) {
+    int param = spsa_params_find(name);
+    if (param >= 0) {
+        const SpsaParamInfo *p = &SPSA_PARAM_INFO[param];
+        if (!read_number(uci, what, value, p->min, p->max, &x))
+            return UCI_USAGE;
+        engine_set_search_param(uci->engine, param, x);
+    } else if (!strcasecmp(name, "Hash") || !strcasecmp(name, "hashsize")) {
         if (!read_number(uci, what, value, 1, ENGINE_HASH_MAX_MB, &x))
             return UCI_USAGE;
         if (!engine_set_hash(uci->engine, (size_t)x))
@@ -544,12 +567,29 @@ static UciStatus cmd_bench(Uci *uci, char **tok, int n)
     return UCI_OK;
 }
 
+/* The search's constants with their current values, as fishtest's SPSA input. */
+static UciStatus cmd_spsa_params(Uci *uci, int n)
+{
+    if (n != 1)
+        return refuse(uci, UCI_USAGE, "spsa-params: takes no arguments");
+    for (int i = 0; i < SPSA_PARAM_NB; i++) {
+        char line[160];
+        spsa_params_line(engine_search_params(uci->engine), i, line, sizeof line);
+        say(uci, "%s", line);
+    }
+    return UCI_OK;
+}
+
 static UciStatus cmd_weights(Uci *uci, char **tok, int n)
 {
     WeightsError err;
     if (n != 2)
         return refuse(uci, UCI_USAGE,
                       "weights: expected 'weights <path>' to write the current weights");
+    /* never over a run file, a folder or a dangling link; a weights file is replaced */
+    char msg[600];
+    if (!outpath_check("weights", tok[1], OUTPATH_REPLACE, true, NULL, 0, msg, sizeof msg))
+        return refuse(uci, UCI_FAILED, "%s", msg);
     if (!engine_save_weights(uci->engine, tok[1], &err))
         return refuse(uci, UCI_FAILED, "weights: %s", err.msg);
     say(uci, "info string weights written to %s", tok[1]);
@@ -611,6 +651,8 @@ UciStatus uci_command(Uci *uci, char *line)
         return cmd_bench(uci, tok, n);
     } else if (!strcmp(cmd, "weights")) {
         return cmd_weights(uci, tok, n);
+    } else if (!strcmp(cmd, "spsa-params")) {
+        return cmd_spsa_params(uci, n);
     } else {
         return refuse(uci, UCI_USAGE, "unknown command '%.40s'", cmd);
     }

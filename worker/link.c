@@ -1,15 +1,21 @@
 #include "link.h"
 
 #include <errno.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <zmq.h>
 
 #include "array.h"
 #include "diag.h"
 #include "error.h"
+#include "numparse.h"
 #include "timeman.h"
 
 enum {
@@ -20,6 +26,8 @@ enum {
     LINGER_MS = 1000,        /* bounded: zmq_ctx_term never hangs on a dead coordinator */
     HANDSHAKE_MS = 10000,    /* a connection that has not finished its handshake is dropped */
     HANDSHAKE_FAILURES = 3,  /* failed handshakes in a row that end the link */
+    PROBE_MS = 2000,         /* how long the greeting probe waits for the peer */
+    ZMTP_GREETING = 64,      /* bytes of a ZMTP 3 greeting; the mechanism at 12..31 */
 };
 
 /* A GAME waiting for its ACK, kept encoded. */
@@ -66,8 +74,33 @@ static void setopt_int(void *sock, int opt, int v, const char *name)
     setopt(sock, opt, &v, sizeof v, name);
 }
 
+bool link_endpoint_check(const char *endpoint, char *msg, size_t size)
+{
+    if (!strncmp(endpoint, "ipc://", 6))
+        return endpoint[6] ? true : error_set(msg, size, "ipc:// needs a path (ipc://PATH)");
+    if (strncmp(endpoint, "tcp://", 6))
+        return error_set(msg, size, "not tcp://HOST:PORT or ipc://PATH");
+    const char *host = endpoint + 6, *colon = strrchr(host, ':');
+    if (!colon || colon == host)
+        return error_set(msg, size, "no host or no port: give tcp://HOST:PORT");
+    size_t n = (size_t)(colon - host);
+    if (host[0] == '[' ? n < 3 || host[n - 1] != ']' : memchr(host, ':', n) != NULL)
+        return error_set(msg, size, "an IPv6 host goes in brackets: tcp://[::1]:PORT");
+    if (memchr(host, '*', n))
+        return error_set(msg, size, "'*' is for binding; give the coordinator's host");
+    for (const char *p = host; p < colon; p++)
+        if ((unsigned char)*p <= ' ' || *p == 0x7f)
+            return error_set(msg, size, "a blank or control character in the host");
+    long long port;
+    char why[160];
+    if (!numparse_int("the port", colon + 1, 1, 65535, &port, why, sizeof why))
+        return error_set(msg, size, "%s", why);
+    return true;
+}
+
 Link *link_open(void *ctx, const char *endpoint, const char *identity, uint32_t rank,
-                double timeout_s, const char *server_key, const KeyPair *keys)
+                double timeout_s, const char *server_key, const KeyPair *keys, char *err,
+                size_t size)
 {
     Link *l = calloc(1, sizeof *l);
     if (!l || !(l->buf = malloc(PROTO_MAX_MESSAGE)))
@@ -109,8 +142,12 @@ Link *link_open(void *ctx, const char *endpoint, const char *identity, uint32_t 
     setopt_int(l->monitor, ZMQ_LINGER, 0, "ZMQ_LINGER");
     if (zmq_connect(l->monitor, mon) != 0)
         WORKER_FATAL("zmq_connect(%s): %s", mon, zmq_strerror(zmq_errno()));
-    if (zmq_connect(l->sock, endpoint) != 0)
-        WORKER_FATAL("zmq_connect(%s): %s", endpoint, zmq_strerror(zmq_errno()));
+    if (zmq_connect(l->sock, endpoint) != 0) {
+        /* an endpoint link_endpoint_check let through that ZeroMQ still refuses */
+        error_set(err, size, "cannot connect to %s: %s", endpoint, zmq_strerror(zmq_errno()));
+        link_close(&l, false);
+        return NULL;
+    }
     int64_t now = time_now_ms();
     l->last_heartbeat_ms = now;
     l->expecting = true; /* the coordinator has not been heard from yet */
@@ -264,15 +301,98 @@ static void due_sends(Link *l, int64_t now)
     }
 }
 
+/* A socket for the probe, with PROBE_MS timeouts on connecting, sending and reading;
+ * connected to addr, else -1. */
+static int probe_socket(int family, const struct sockaddr *addr, socklen_t len)
+{
+    struct timeval tv = {PROBE_MS / 1000, PROBE_MS % 1000 * 1000};
+    int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != 0 ||
+                    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0 ||
+                    connect(fd, addr, len) != 0)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* A socket connected to the endpoint's peer (link_endpoint_check's form); -1 when none. */
+static int probe_connect(const char *endpoint)
+{
+    if (!strncmp(endpoint, "ipc://", 6)) {
+        struct sockaddr_un sun = {.sun_family = AF_UNIX};
+        snprintf(sun.sun_path, sizeof sun.sun_path, "%s", endpoint + 6);
+        return probe_socket(AF_UNIX, (struct sockaddr *)&sun, sizeof sun);
+    }
+    char host[256];
+    const char *h = endpoint + 6, *colon = strrchr(h, ':');
+    bool bracket = h[0] == '[';
+    snprintf(host, sizeof host, "%.*s", (int)(colon - h) - 2 * bracket, h + bracket);
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
+    if (getaddrinfo(host, colon + 1, &hints, &ai) != 0)
+        return -1;
+    int fd = -1;
+    for (struct addrinfo *a = ai; a && fd < 0; a = a->ai_next)
+        fd = probe_socket(a->ai_family, a->ai_addr, a->ai_addrlen);
+    freeaddrinfo(ai);
+    return fd;
+}
+
+/* Reads up to n bytes (fewer at the end of the stream or the timeout). */
+static size_t read_upto(int fd, unsigned char *buf, size_t n)
+{
+    size_t got = 0;
+    ssize_t r;
+    while (got < n && (r = recv(fd, buf + got, n - got, 0)) > 0)
+        got += (size_t)r;
+    return got;
+}
+
+/*
+ * What the peer at the endpoint is, from its ZMTP greeting, when a handshake failed:
+ * ZeroMQ's events alone do not tell a coordinator with other keys from a server that is
+ * not ZeroMQ at all. A probe connection reads the peer's signature (a ZeroMQ server
+ * sends it at once), answers with its own and the major version, which makes the peer
+ * send the rest of its greeting, and stops there, before any mechanism is compared.
+ * mech gets the security mechanism the peer announces ("NULL", "CURVE"). False when the
+ * peer could not be reached; true with mech "" when it answered but not with a greeting.
+ */
+static bool probe_mechanism(const char *endpoint, char mech[21])
+{
+    mech[0] = '\0';
+    int fd = probe_connect(endpoint);
+    if (fd < 0)
+        return false;
+    static const unsigned char hello[11] = {0xff, [9] = 0x7f, [10] = 3};
+    unsigned char in[ZMTP_GREETING];
+    size_t got = read_upto(fd, in, 10);
+    if (got == 10 && in[0] == 0xff && (in[9] & 1) &&
+        send(fd, hello, sizeof hello, MSG_NOSIGNAL) == (ssize_t)sizeof hello)
+        got += read_upto(fd, in + 10, sizeof in - 10);
+    close(fd);
+    if (got < 32 || in[10] < 3)
+        return true;
+    /* the name: capital letters, then NUL padding */
+    int n = 0;
+    while (n < 20 && in[12 + n] >= 'A' && in[12 + n] <= 'Z')
+        n++;
+    for (int i = n; i < 20; i++)
+        if (in[12 + i])
+            return true;
+    snprintf(mech, 21, "%.*s", n, (const char *)in + 12);
+    return true;
+}
+
 /* A failed handshake: some end the link at once, repeated ones too. */
 static void handshake_failed(Link *l, uint16_t event, uint32_t value)
 {
     const char *why = NULL;
+    bool mismatch = event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL &&
+                    value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH;
     if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
         why = "refused this worker's key: add its public key (the .pub of --curve-secret) to "
               "the coordinator's --allow-keys";
-    else if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL &&
-             value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH)
+    else if (mismatch)
         why = l->curve ? "runs without keys: leave out --curve-server-key and --curve-secret"
                        : "requires CURVE: give --curve-server-key and --curve-secret";
     else if (++l->failed_handshakes >= HANDSHAKE_FAILURES)
@@ -280,8 +400,13 @@ static void handshake_failed(Link *l, uint16_t event, uint32_t value)
                          "the coordinator's public key, and does it use keys?"
                        : "failed the handshake three times in a row: does it require CURVE "
                          "(--curve-server-key and --curve-secret)?";
-    if (why && !l->refusal[0])
-        error_set(l->refusal, sizeof l->refusal, "the coordinator at %s %s", l->endpoint, why);
+    if (!why || l->refusal[0])
+        return;
+    char mech[21];
+    if (event != ZMQ_EVENT_HANDSHAKE_FAILED_AUTH && probe_mechanism(l->endpoint, mech) && !mech[0])
+        why = "is not a chuhe coordinator: it does not answer as a ZeroMQ server (no ZMTP "
+              "greeting)";
+    error_set(l->refusal, sizeof l->refusal, "the coordinator at %s %s", l->endpoint, why);
 }
 
 /* Handles the monitor's waiting events: on every connection after the first, HELLO
@@ -341,10 +466,13 @@ static bool receive(Link *l, ProtoMsg *out, bool *for_caller)
     l->expecting = false;
     *for_caller = false;
     ProtoError err;
+    /* a chuhe coordinator of this version sends nothing else: whatever does is not one */
     if (n > PROTO_MAX_MESSAGE || !proto_decode(l->buf, (size_t)n, out, &err)) {
-        diag_warn("bad message from the coordinator: %s",
-                  n > PROTO_MAX_MESSAGE ? "too long" : err.msg);
-        return true;
+        if (!l->refusal[0])
+            error_set(l->refusal, sizeof l->refusal,
+                      "%s is not a chuhe coordinator of this version (bad message: %s)",
+                      l->endpoint, n > PROTO_MAX_MESSAGE ? "too long" : err.msg);
+        return false;
     }
     switch (out->type) {
     case PROTO_ACK:
@@ -378,6 +506,8 @@ LinkEvent link_poll(Link *l, int wait_ms, ProtoMsg *out)
         while (receive(l, out, &for_caller))
             if (for_caller)
                 return LINK_MSG;
+        if (l->refusal[0])
+            return LINK_LOST;
         now = time_now_ms();
         if (l->expecting && now - l->expect_since_ms > l->timeout_ms)
             return LINK_LOST;

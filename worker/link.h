@@ -15,12 +15,14 @@
  * checks the coordinator's public key. A coordinator that refuses the worker's key, that
  * speaks the other mechanism (CURVE against plain), or with which three handshakes in a
  * row fail (a wrong server key) ends the link at once, with the reason in link_refusal,
- * rather than after the timeout.
+ * rather than after the timeout. So does a peer that is no chuhe coordinator: one that
+ * breaks the handshake or sends a message that does not decode.
  */
 #ifndef CHUHE_WORKER_LINK_H
 #define CHUHE_WORKER_LINK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "contracts/keys.h"
@@ -34,10 +36,16 @@ typedef enum {
     LINK_LOST, /* no answer for the timeout, or the connection was refused (link_refusal) */
 } LinkEvent;
 
+/* Whether endpoint is one a worker can connect to: tcp://HOST:PORT (an IPv6 host in
+ * brackets, a port 1..65535) or ipc://PATH; false with the reason in msg. */
+bool link_endpoint_check(const char *endpoint, char *msg, size_t size);
+
 /* Connects (ZeroMQ connects lazily: a coordinator that starts later is found). With
- * server_key (Z85) the link is CURVE, with the worker's key pair *keys. */
+ * server_key (Z85) the link is CURVE, with the worker's key pair *keys. NULL, with the
+ * reason in err, when ZeroMQ refuses the endpoint. */
 Link *link_open(void *zmq_ctx, const char *endpoint, const char *identity, uint32_t rank,
-                double timeout_s, const char *server_key, const KeyPair *keys);
+                double timeout_s, const char *server_key, const KeyPair *keys, char *err,
+                size_t size);
 
 /* Why the coordinator refused the connection; "" when it did not. */
 const char *link_refusal(const Link *l);

@@ -18,6 +18,8 @@
 #include <zmq.h>
 
 #include "link.h"
+#include "numparse.h"
+#include "outpath.h"
 #include "play.h"
 #include "diag.h"
 #include "timeman.h"
@@ -62,16 +64,42 @@ static void usage(FILE *f)
                "  --version, --help\n");
 }
 
-/* Parses the options; 0 to go on, else the exit status (every rank parses the same). */
+/* The value of option argv[*i] (the next word, whatever it starts with); NULL, said,
+ * when there is none. */
+static const char *option_value(int argc, char **argv, int *i, bool talk)
+{
+    if (*i + 1 < argc)
+        return argv[++*i];
+    if (talk)
+        fprintf(stderr, "chuhe-worker: %s needs a value (see --help)\n", argv[*i]);
+    return NULL;
+}
+
+/* The field of a worker option that takes a text (its size in *size); NULL for other
+ * words. */
+static char *text_option(Options *o, const char *name, size_t *size)
+{
+    char *field = !strcmp(name, "--connect")            ? o->endpoint
+                  : !strcmp(name, "--curve-server-key") ? o->server_key_file
+                  : !strcmp(name, "--curve-secret")     ? o->secret_file
+                                                        : NULL;
+    *size = field == o->endpoint ? sizeof o->endpoint : sizeof o->secret_file;
+    return field;
+}
+
+/* Parses the options; 0 to go on, else the exit status (every rank parses the same, so
+ * every rank stops alike; rank 0 says why). */
 static int parse(int argc, char **argv, Options *o, bool talk)
 {
     memset(o, 0, sizeof *o);
     o->timeout = 60;
-    const char *env = getenv("CHUHE_COORDINATOR");
+    const char *env = getenv("CHUHE_COORDINATOR"), *from = "CHUHE_COORDINATOR";
     if (env)
         snprintf(o->endpoint, sizeof o->endpoint, "%s", env);
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        const char *a = argv[i], *v = NULL;
+        char msg[300], *field;
+        size_t size;
         if (!strcmp(a, "--help")) {
             if (talk)
                 usage(stdout);
@@ -82,23 +110,28 @@ static int parse(int argc, char **argv, Options *o, bool talk)
             return -1;
         } else if (!strcmp(a, "--quiet")) {
             o->quiet = true;
-        } else if (!strcmp(a, "--connect") && i + 1 < argc) {
-            snprintf(o->endpoint, sizeof o->endpoint, "%s", argv[++i]);
-        } else if (!strcmp(a, "--curve-server-key") && i + 1 < argc) {
-            snprintf(o->server_key_file, sizeof o->server_key_file, "%s", argv[++i]);
-        } else if (!strcmp(a, "--curve-secret") && i + 1 < argc) {
-            snprintf(o->secret_file, sizeof o->secret_file, "%s", argv[++i]);
-        } else if (!strcmp(a, "--timeout") && i + 1 < argc) {
-            char *end;
-            o->timeout = strtod(argv[++i], &end);
-            if (*end || !(o->timeout > 0 && o->timeout <= 86400)) {
+        } else if (!strcmp(a, "--timeout")) {
+            if (!(v = option_value(argc, argv, &i, talk)))
+                return 2;
+            if (!numparse_double(a, v, 0.1, 86400, &o->timeout, msg, sizeof msg)) {
                 if (talk)
-                    fprintf(stderr, "chuhe-worker: --timeout: '%s' is not 0..86400\n", argv[i]);
+                    fprintf(stderr, "chuhe-worker: %s\n", msg);
                 return 2;
             }
+        } else if ((field = text_option(o, a, &size))) {
+            if (!(v = option_value(argc, argv, &i, talk)))
+                return 2;
+            if (strlen(v) >= size) {
+                if (talk)
+                    fprintf(stderr, "chuhe-worker: %s: longer than %zu bytes\n", a, size - 1);
+                return 2;
+            }
+            snprintf(field, size, "%s", v);
+            if (field == o->endpoint)
+                from = "--connect";
         } else {
             if (talk)
-                fprintf(stderr, "chuhe-worker: unknown option or missing value: '%s'\n", a);
+                fprintf(stderr, "chuhe-worker: unknown option '%s' (see --help)\n", a);
             return 2;
         }
     }
@@ -106,6 +139,12 @@ static int parse(int argc, char **argv, Options *o, bool talk)
         if (talk)
             fprintf(stderr, "chuhe-worker: no coordinator: give --connect or set "
                             "CHUHE_COORDINATOR\n");
+        return 2;
+    }
+    char why[300];
+    if (!link_endpoint_check(o->endpoint, why, sizeof why)) {
+        if (talk)
+            fprintf(stderr, "chuhe-worker: %s '%s': %s\n", from, o->endpoint, why);
         return 2;
     }
     if (!o->server_key_file[0] != !o->secret_file[0]) {
@@ -356,6 +395,28 @@ static void summary(const Rank *r, int size, double wall_s)
     fflush(stdout);
 }
 
+/* Closes the link (with deliver, what is queued gets its second to go out) and ZeroMQ,
+ * and frees the rank's engines: before MPI_Finalize, as ZeroMQ lives inside MPI. */
+static void close_zmq(Rank *r, void *ctx, bool deliver)
+{
+    link_close(&r->link, deliver);
+    while (zmq_ctx_term(ctx) != 0) {
+        if (zmq_errno() != EINTR)
+            WORKER_FATAL("zmq_ctx_term: %s", zmq_strerror(zmq_errno()));
+    }
+    play_engines_free(&r->engines);
+    free(r->in);
+    free(r->game);
+}
+
+/* The exit status after MPI_Finalize: status, or 1 when the standard output (the
+ * summary, --help) could not be written. */
+static int finalize(int status)
+{
+    WORKER_MPI(MPI_Finalize());
+    return outpath_finish_stdout("chuhe-worker", status);
+}
+
 int main(int argc, char **argv)
 {
     int provided = 0;
@@ -378,10 +439,8 @@ int main(int argc, char **argv)
     int status = parse(argc, argv, &opt, rank == 0);
     if (status == 0)
         status = read_keys(&opt, rank);
-    if (status != 0) {
-        WORKER_MPI(MPI_Finalize());
-        return status < 0 ? 0 : status;
-    }
+    if (status != 0)
+        return finalize(status < 0 ? 0 : status);
     diag_init(rank, host, opt.quiet);
 
     Rank r;
@@ -400,9 +459,19 @@ int main(int argc, char **argv)
         WORKER_FATAL("zmq_ctx_new: %s", zmq_strerror(zmq_errno()));
     char identity[PROTO_HOST_MAX + 48];
     snprintf(identity, sizeof identity, "r%d@%s:%ld", rank, host, (long)getpid());
+    char why[400];
     r.link = link_open(ctx, opt.endpoint, identity, (uint32_t)rank, opt.timeout,
-                       opt.secret_file[0] ? opt.server_key : NULL, &opt.keys);
+                       opt.secret_file[0] ? opt.server_key : NULL, &opt.keys, why, sizeof why);
     memset(&opt.keys, 0, sizeof opt.keys);
+    /* every rank stops alike when any cannot connect (as after a bad option) */
+    int linked = r.link != NULL, all = 0;
+    WORKER_MPI(MPI_Allreduce(&linked, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+    if (!all) {
+        if (!linked)
+            fprintf(stderr, "chuhe-worker: rank %d: %s\n", rank, why);
+        close_zmq(&r, ctx, false);
+        return finalize(2);
+    }
     diag_info("rank %d of %d, pid %ld, connecting to %s%s", rank, size, (long)getpid(),
               opt.endpoint, opt.secret_file[0] ? " with CURVE" : "");
 
@@ -430,16 +499,7 @@ int main(int argc, char **argv)
         diag_info("done: %" PRIu64 " games played, %" PRIu64 " rejected", r.games,
                   link_rejected(r.link));
 
-    link_close(&r.link, !r.lost);
-    while (zmq_ctx_term(ctx) != 0) {
-        if (zmq_errno() != EINTR)
-            WORKER_FATAL("zmq_ctx_term: %s", zmq_strerror(zmq_errno()));
-    }
-    play_engines_free(&r.engines);
-    free(r.in);
-    free(r.game);
-
+    close_zmq(&r, ctx, !r.lost);
     summary(&r, size, wall);
-    WORKER_MPI(MPI_Finalize());
-    return r.failed || r.lost ? 1 : 0;
+    return finalize(r.failed || r.lost ? 1 : 0);
 }

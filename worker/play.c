@@ -1,6 +1,8 @@
 #include "play.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
@@ -32,6 +34,31 @@ uint64_t play_ext_starts(const PlayEngines *pe, int p)
     return pe->ext[p] ? extengine_starts(pe->ext[p]) : 0;
 }
 
+/* An external engine's options followed by the WORK's tuned parameters, each as
+ * "Name=Value": a whole number as one (spin options take nothing else), any other with
+ * the shortest decimal that reads back as the same number. */
+static bool options_with_tuned(const ProtoPlayer *pl, char *buf, size_t size, char *err,
+                               size_t err_size)
+{
+    size_t n = (size_t)snprintf(buf, size, "%s", pl->options);
+    for (int k = 0; k < pl->ntuned && n < size; k++) {
+        double v = pl->tuned[k].value;
+        char text[32];
+        for (int digits = 1; digits <= 17; digits++) {
+            snprintf(text, sizeof text, "%.*g", digits, v);
+            if (strtod(text, NULL) == v)
+                break;
+        }
+        if (v == floor(v))
+            snprintf(text, sizeof text, "%.0f", v);
+        n += (size_t)snprintf(buf + n, size - n, "%s%s=%s", n ? ";" : "", pl->tuned[k].name, text);
+    }
+    if (n >= size)
+        return error_set(err, err_size, "player %u: options and tuned parameters exceed %zu bytes",
+                         pl->player_id, size - 1);
+    return true;
+}
+
 /* Gives player p the external engine pl asks for, from the pool, started and ready. A
  * start that fails is tried once more: an engine killed while it starts (by a user, the
  * OOM killer) is not a broken engine, and a rank that gives up here plays no more. */
@@ -46,7 +73,8 @@ static bool ready_external(PlayEngines *pe, int p, const ProtoPlayer *pl, char *
                          "move time or a depth)",
                          pl->player_id);
     snprintf(cfg.command, sizeof cfg.command, "%s", pl->command);
-    snprintf(cfg.options, sizeof cfg.options, "%s", pl->options);
+    if (!options_with_tuned(pl, cfg.options, sizeof cfg.options, err, size))
+        return false;
     snprintf(cfg.dir, sizeof cfg.dir, "%s", pl->dir);
     pe->ext[p] = extpool_get(&pe->pool, &cfg, pe->ext[1 - p], err, size);
     if (!pe->ext[p])
@@ -78,18 +106,39 @@ static bool ready_engine(PlayEngines *pe, int p, const ProtoPlayer *pl, char *er
             return error_set(err, size, "player %u weights: %s", pl->player_id, werr.msg);
         snprintf(pe->weights[p], sizeof pe->weights[p], "%s", pl->weights);
     }
+    /* the search constants: the defaults, then the ones this WORK tunes */
+    engine_reset_search_params(pe->engine[p]);
+    for (int k = 0; k < pl->ntuned; k++) {
+        const ProtoTuned *t = &pl->tuned[k];
+        int i = spsa_params_find(t->name);
+        if (i < 0 || !engine_set_search_param(pe->engine[p], i, llround(t->value)))
+            return error_set(err, size, "player %u: %s = %g is not a search parameter in range",
+                             pl->player_id, t->name, t->value);
+    }
+    return true;
+}
+
+/* Whether two players tune the same parameters to the same values (SPSA's two sides
+ * differ, so their games differ by themselves). */
+static bool same_tuned(const ProtoPlayer *a, const ProtoPlayer *b)
+{
+    if (a->ntuned != b->ntuned)
+        return false;
+    for (int i = 0; i < a->ntuned; i++)
+        if (strcmp(a->tuned[i].name, b->tuned[i].name) || a->tuned[i].value != b->tuned[i].value)
+            return false;
     return true;
 }
 
 /* Whether the two players are the same deterministic searcher: the built-in engine
- * with equal weights, hash and limits, limited by nodes (a clock or a move time makes
- * games differ by itself; a bare depth limit gives no count to vary). */
+ * with equal weights, hash, tuned parameters and limits, limited by nodes (a clock or a
+ * move time makes games differ by itself; a bare depth limit gives no count to vary). */
 static bool twins(const ProtoPlayer *a, const ProtoPlayer *b)
 {
     return a->kind == PROTO_ENGINE_BUILTIN && b->kind == PROTO_ENGINE_BUILTIN && a->nodes > 0 &&
            a->nodes == b->nodes && a->depth == b->depth && a->movetime_ms == b->movetime_ms &&
            a->tc_base_ms == b->tc_base_ms && a->tc_inc_ms == b->tc_inc_ms &&
-           a->hash_mb == b->hash_mb && !strcmp(a->weights, b->weights);
+           a->hash_mb == b->hash_mb && !strcmp(a->weights, b->weights) && same_tuned(a, b);
 }
 
 /* A twin's move: the game position, searched with a node count of the game's stream. */

@@ -1,0 +1,186 @@
+#include "spsa_report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "error.h"
+#include "outpath.h"
+
+enum { PROGRESS_PARAMS = 3 };
+
+static bool is_int(const RunSpsaParam *p)
+{
+    return !strcmp(p->type, "int");
+}
+
+/* A value as the final file writes it. */
+static void value_text(const RunSpsaParam *p, double v, char *buf, size_t size)
+{
+    if (is_int(p))
+        snprintf(buf, size, "%.0f", round(v) == 0 ? 0.0 : round(v)); /* never "-0" */
+    else
+        snprintf(buf, size, "%.6g", v);
+}
+
+static const double *current(const Spsa *s)
+{
+    return spsa_theta(s, s->applied);
+}
+
+void spsa_report_progress(const Spsa *s, char *buf, size_t size)
+{
+    size_t n = strlen(buf);
+    n += (size_t)snprintf(buf + n, n < size ? size - n : 0, " | spsa %" PRIu64 "/%" PRIu64,
+                          s->applied, s->set.pairs);
+    for (int i = 0; i < s->n && i < PROGRESS_PARAMS && n < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, " %s %.1f", s->param[i].name, current(s)[i]);
+    if (s->n > PROGRESS_PARAMS && n < size)
+        snprintf(buf + n, size - n, " (+%d more)", s->n - PROGRESS_PARAMS);
+}
+
+void spsa_report_json(const Spsa *s, StrBuf *out)
+{
+    strbuf_printf(out, "\"spsa\":{\"iterations\":%" PRIu64 ",\"pairs\":%" PRIu64 ",\"params\":[",
+                  s->applied, s->set.pairs);
+    for (int i = 0; i < s->n; i++) {
+        char v[64];
+        value_text(&s->param[i], current(s)[i], v, sizeof v);
+        strbuf_printf(out, "%s{\"name\":", i ? "," : "");
+        strbuf_json_string(out, s->param[i].name);
+        strbuf_printf(out, ",\"value\":%s,\"theta\":%.17g}", v, current(s)[i]);
+    }
+    strbuf_printf(out, "]}");
+}
+
+void spsa_report_values(const Spsa *s, StrBuf *out)
+{
+    for (int i = 0; i < s->n; i++) {
+        const RunSpsaParam *p = &s->param[i];
+        char v[64];
+        value_text(p, current(s)[i], v, sizeof v);
+        strbuf_printf(out, "%s, %s, %s, %g, %g, %g, %g\n", p->name, p->type, v, p->min, p->max,
+                      p->c_end, p->r_end);
+    }
+}
+
+bool spsa_report_write(const Spsa *s, const char *path, CoordError *err)
+{
+    char tmp[COORD_PATH_MAX + 8];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return ERROR_SET(err, "%s: path too long", path);
+    StrBuf text;
+    strbuf_init(&text);
+    spsa_report_values(s, &text);
+    FILE *f = fopen(tmp, "w");
+    bool ok = f && fputs(strbuf_text(&text), f) >= 0;
+    ok = f && fclose(f) == 0 && ok;
+    strbuf_free(&text);
+    if (!ok || rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        return ERROR_SET(err, "%s: %s", path, strerror(e));
+    }
+    return true;
+}
+
+bool spsa_report_plot(const Spsa *s, const char *png, const char *run, CoordError *err)
+{
+    if (strchr(png, '\''))
+        return ERROR_SET(err, "%s: a plot path with a quote is not supported", png);
+    /* gnuplot missing or failing must not end the coordinator by SIGPIPE */
+    struct sigaction ignore = {.sa_handler = SIG_IGN}, old;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGPIPE, &ignore, &old);
+    FILE *g = popen("gnuplot >/dev/null 2>&1", "w");
+    if (!g) {
+        sigaction(SIGPIPE, &old, NULL);
+        return ERROR_SET(err, "cannot start gnuplot: %s", strerror(errno));
+    }
+    fprintf(g, "set terminal png size 1100,650\nset output '%s'\nset title \"SPSA of ", png);
+    for (const char *c = run; *c; c++)
+        fputc(*c == '"' || *c == '\\' ? ' ' : *c, g);
+    fprintf(g, ": %" PRIu64 " iterations\" noenhanced\nset xlabel 'iteration (pair)'\n",
+            s->applied);
+    fprintf(g, "set ylabel 'theta, as a fraction of [min, max]'\nset yrange [0:1]\n"
+               "set key outside right noenhanced\nset grid\nplot ");
+    for (int i = 0; i < s->n; i++) {
+        fprintf(g, "%s'-' using 1:2 with lines lw 2 title '", i ? ", " : "");
+        for (const char *c = s->param[i].name; *c; c++)
+            fputc(*c == '\'' ? ' ' : *c, g);
+        fputc('\'', g);
+    }
+    fputc('\n', g);
+    for (int i = 0; i < s->n; i++) {
+        const RunSpsaParam *p = &s->param[i];
+        for (uint64_t j = 0; j <= s->applied; j++)
+            fprintf(g, "%" PRIu64 " %.6g\n", j, (spsa_theta(s, j)[i] - p->min) / (p->max - p->min));
+        fprintf(g, "e\n");
+    }
+    int st = pclose(g);
+    sigaction(SIGPIPE, &old, NULL);
+    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return ERROR_SET(err, "gnuplot failed to draw %s%s", png,
+                         st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 127
+                             ? " (gnuplot is not installed: scripts/install-deps installs "
+                               "gnuplot-nox)"
+                             : "");
+    return true;
+}
+
+int spsa_report_tool(int argc, char **argv)
+{
+    const char *run = NULL, *out = NULL, *plot = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            out = argv[++i];
+        else if (!strcmp(argv[i], "--plot") && i + 1 < argc)
+            plot = argv[++i];
+        else if (argv[i][0] != '-' && !run)
+            run = argv[i];
+        else
+            run = NULL, argc = 0;
+    }
+    if (!run) {
+        fprintf(stderr, "usage: chuhe-coordinator spsa-report RUN.h5 [--out FILE] [--plot "
+                        "FILE.png]\n");
+        return 2;
+    }
+    const char *inputs[1] = {run};
+    char msg[600];
+    if ((out && !outpath_check("--out", out, OUTPATH_REPLACE, true, inputs, 1, msg, sizeof msg)) ||
+        (plot &&
+         !outpath_check("--plot", plot, OUTPATH_REPLACE, true, inputs, 1, msg, sizeof msg))) {
+        fprintf(stderr, "chuhe-coordinator spsa-report: %s\n", msg);
+        return 2;
+    }
+    RunError rerr;
+    RunFile *rf = runfile_open_read(run, &rerr);
+    if (!rf) {
+        fprintf(stderr, "chuhe-coordinator spsa-report: %s\n", rerr.msg);
+        return 1;
+    }
+    Spsa s;
+    CoordError err;
+    bool ok = spsa_load_history(&s, rf, &err);
+    if (ok) {
+        StrBuf text;
+        strbuf_init(&text);
+        spsa_report_values(&s, &text);
+        fputs(strbuf_text(&text), stdout);
+        strbuf_free(&text);
+        fprintf(stderr, "%s: SPSA of %d parameters, %" PRIu64 " iterations stored\n", run, s.n,
+                s.applied);
+        ok = (!out || spsa_report_write(&s, out, &err)) &&
+             (!plot || spsa_report_plot(&s, plot, run, &err));
+    }
+    if (!ok)
+        fprintf(stderr, "chuhe-coordinator spsa-report: %s\n", err.msg);
+    spsa_free(&s);
+    runfile_close(&rf, &rerr);
+    return ok ? 0 : 1;
+}

@@ -1,0 +1,70 @@
+/*
+ * Move ordering for the search. A picker generates the moves of a node, scores each
+ * once and hands them out best first:
+ *
+ *   the hash move;
+ *   captures that do not lose material by static exchange, most valuable victim
+ *   first, then least valuable attacker;
+ *   the two killers of the ply, then the counter move to the opponent's last move;
+ *   quiet moves by history (butterfly history plus the continuation histories of the
+ *   last two plies);
+ *   captures that lose material.
+ *
+ * The quiescence picker takes captures only (every move when in check) and does not
+ * judge them by exchange; on request it adds the quiet checks that do not lose
+ * material, after everything else. The histories it reads are the search's; the
+ * search updates them.
+ */
+#ifndef CHUHE_MOVEPICK_H
+#define CHUHE_MOVEPICK_H
+
+#include "movegen.h"
+#include "search.h"
+
+typedef struct {
+    MoveList list;
+    int scores[MOVELIST_MAX];
+    int next; /* moves handed out so far */
+} MovePicker;
+
+/* The main search's picker over every legal move at ply; returns their number. */
+int movepick_init(MovePicker *mp, const Search *s, const Position *pos, Move tt_move, int ply);
+
+/* The quiescence picker: captures, or every legal move when in check; with
+ * quiet_checks (never in check), the quiet checks too. Returns the number generated
+ * before the quiet checks. */
+int movepick_init_quiescence(MovePicker *mp, const Search *s, const Position *pos, Move tt_move,
+                             int ply, bool quiet_checks);
+
+/* The history score of quiet move m at ply: butterfly plus continuation histories. */
+static inline int movepick_quiet_score(const Search *s, const Position *pos, Move m, int ply)
+{
+    Piece pc = pos_piece_on(pos, move_from(m));
+    int sc = s->history[pos->side][move_from(m)][move_to(m)];
+    for (int k = 1; k <= 2 && ply - k >= 0; k++)
+        if (s->stack[ply - k].cont)
+            sc += (*s->stack[ply - k].cont)[pc][move_to(m)];
+    return sc;
+}
+
+/* The best move not handed out yet, or MOVE_NONE. A selection sort one move at a time:
+ * most nodes cut off after a few moves. */
+static inline Move movepick_next(MovePicker *mp)
+{
+    if (mp->next >= mp->list.count)
+        return MOVE_NONE;
+    int best = mp->next;
+    for (int i = mp->next + 1; i < mp->list.count; i++)
+        if (mp->scores[i] > mp->scores[best])
+            best = i;
+    Move m = mp->list.moves[best];
+    int sc = mp->scores[best];
+    mp->list.moves[best] = mp->list.moves[mp->next];
+    mp->scores[best] = mp->scores[mp->next];
+    mp->list.moves[mp->next] = m;
+    mp->scores[mp->next] = sc;
+    mp->next++;
+    return m;
+}
+
+#endif

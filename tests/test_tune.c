@@ -755,6 +755,7 @@ static void test_match_report(void **state)
     assert_int_equal(match_report(g_run, "nobody", NULL, stdout, f), 1);
     fclose(f);
     assert_non_null(strstr(out, "no player named 'nobody'"));
+    assert_non_null(strstr(out, "its players: 'fast', 'slow'"));
 }
 
 /* ---- set-up ------------------------------------------------------------------------------ */

@@ -1,5 +1,6 @@
 #include "match.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,14 +26,26 @@ bool match_count(const char *path, const char *player, StatsCounts *out, int *pl
     if (!rf)
         return ERROR_SET(err, "%s", re.msg);
     uint16_t np = runfile_player_count(rf), me = np;
+    /* a weights file is stored by its absolute path: a relative one names it too */
+    char *real = player ? realpath(player, NULL) : NULL;
     for (uint16_t i = 0; i < np && me == np; i++) {
         const RunPlayer *p = runfile_player(rf, i);
-        if (!player || !strcmp(p->name, player) || !strcmp(p->weights, player))
+        if (!player || !strcmp(p->name, player) || !strcmp(p->weights, player) ||
+            (real && !strcmp(p->weights, real)))
             me = i;
     }
+    free(real);
     if (me == np) {
+        char names[256] = "";
+        size_t len = 0;
+        for (uint16_t i = 0; i < np && len < sizeof names; i++)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s'%s'", i ? ", " : "",
+                                    runfile_player(rf, i)->name);
         runfile_close(&rf, &re);
-        return player ? ERROR_SET(err, "%s: no player named '%s'", path, player)
+        return player ? ERROR_SET(err,
+                                  "%s: no player named '%s' (its players: %s; or give a "
+                                  "player's weights file)",
+                                  path, player, names)
                       : ERROR_SET(err, "%s: the run has no players", path);
     }
     stats_counts_init(out);

@@ -7,13 +7,14 @@
 # run file and the inputs stay byte for byte what they were; the run file still
 # verifies. The worker writes no file. Also: a start of the coordinator that fails (a
 # port in use, an --ack-log in a missing folder, a bad openings file) leaves no file
-# behind, so that the corrected command starts the run; -pgnout appends.
+# behind, so that the corrected command starts the run; -pgnout appends; chuhe-run adds
+# its default node limit only to a run given no limit.
 # Prints TAP. Usage: tests/outputs_e2e.sh <bindir>; CHUHE_TEST_KEEP=1 keeps the logs.
 set -u
 bindir=$(cd "${1:-bin}" && pwd) # absolute: the cases run in the scratch folder
 . "$(dirname "$0")/support/e2e.sh"
 tune=$bindir/chuhe-tune engine=$bindir/chuhe-engine
-e2e_begin "output paths end to end" 38 "$coord" "$worker" "$tune" "$engine"
+e2e_begin "output paths end to end" 39 "$coord" "$worker" "$tune" "$engine"
 scripts=$root/scripts
 
 # ---- the files every case must leave alone ----
@@ -141,6 +142,13 @@ lrc=$?
     grep -q 'out/run.h5 is a file, not a link: left as it is' "$tmp/latest.txt"
 check "chuhe-run leaves a run file at out/run.h5 alone (it only ever replaces a link)" $? \
     "$(echo "status $lrc"; cat "$tmp/latest.txt")"
+# chuhe-run's default limit (8000 nodes) only fills in for a run given no limit: a clock
+# is the games' only limit
+(cd "$tmp/latest" && timeout -k 5 120 "$scripts/chuhe-run" --bindir "$bindir" --games 2 \
+    --tc 1+0.02 --max-plies 40 --out tc.h5) >"$tmp/tc.txt" 2>&1
+[ $? -eq 0 ] && grep -aq '"nodes":0,' "$tmp/latest/tc.h5" && grep -aq '"tc":"1+0.02"' "$tmp/latest/tc.h5"
+check "chuhe-run --tc: the clock alone limits the games (no default node limit added)" $? \
+    "$tmp/tc.txt"
 section "scripts"
 
 # ---- a failed start leaves nothing behind ----

@@ -10,7 +10,7 @@
 # - no training position is an error, fewer than the weights to fit a warning;
 # - row N of the epoch table (text and TSV) holds the losses after N epochs;
 # - scripts/tune-loop, run from another folder, checks its --out folder and its options
-#   before the first game, and goes on with --resume.
+#   before the first game, and goes on with --resume on the round's own settings.
 # Prints TAP lines. Usage: tests/tune_errors.sh <bindir>
 set -u
 bindir=$(cd "${1:-bin}" && pwd)
@@ -242,6 +242,24 @@ $o"
     [ $rc -eq 0 ] && grep -q 'resumed from .*tuned.weights.ckpt after epoch 2' round/tune.log
     check "tune-loop: --resume goes on with the round" $? "rc=$rc
 $o"
+    # the round's settings come from round.conf: an option with another value is refused,
+    # and a resume that leaves them out plays the round's own numbers
+    cp round/report.txt report.before
+    o=$(timeout 60 "$loop" --bindir "$bindir" --out round --resume --games 6 2>&1)
+    rc=$?
+    [ $rc -eq 2 ] && grep -qF -- "--resume: --games '6' differs from the round's '4'" <<<"$o" &&
+        cmp -s report.before round/report.txt
+    check "tune-loop: --resume --games 6 of a 4-game round is refused, the round untouched" $? \
+        "rc=$rc
+$o"
+    o=$(timeout 300 "$loop" --bindir "$bindir" --out round --resume -n 1 2>&1)
+    rc=$?
+    [ $rc -eq 0 ] && grep -q 'self-play: 4 games at 200 nodes' <<<"$o" &&
+        grep -q '^self-play  4 ' round/report.txt
+    check "tune-loop: --resume alone keeps the round's games, nodes and tuner options" $? \
+        "rc=$rc
+$o
+$(head -3 round/report.txt)"
 fi
 
 tap_end

@@ -20,7 +20,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # In the sanitizer build the runs here check behaviour with leak detection off: the
-# leaks of chuhe-tune, alone and on two ranks, are checked by tests/leaks_e2e.sh.
+# leaks of chuhe-tune, on one and two ranks, are checked by tests/leaks_e2e.sh.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
 mpi() { # ranks, then chuhe-tune's arguments

@@ -203,7 +203,8 @@ static bool pack_positions(RunFile *rf, const GameRecord *rec, const PackedPos *
         return false;
     }
     int8_t red_result = outcome_code(rec->outcome);
-    RunPosition *row = &rf->pbuf[rf->npbuf];
+    /* no buffer yet when no game with plies came before (a game of 0 plies) */
+    RunPosition *row = rf->pbuf ? rf->pbuf + rf->npbuf : NULL;
     for (int i = 0; i < rec->nplies; i++, row++) {
         const RecordPly *p = &rec->plies[i];
         if (boards) {

@@ -46,7 +46,7 @@
 #                         2000 games still grows: 2 then 4)
 #   --nodes N             300                   --match-games N   2
 #   -n N (not nice's)     2                     -np N             2
-#   --tc B+I, tc=B+I      a tenth: 10+0.1 -> 1+0.01
+#   --tc B+I, tc=B+I      a tenth: 10+0.1 -> 1+0.01 (each clock of a list B+I,B+I)
 #   -rounds N             1                     --minutes N       0.05
 #   -each nodes=N         nodes=300             -spsa pairs=N     pairs=4
 #   --gauntlet N          2
@@ -195,7 +195,8 @@ small() {
         s/(?<=\s)--match-games \d+\b/--match-games 2/g;
         s/(?<!nice )(?<=\s)-n \d+\b/-n 2/g;
         s/(?<=\s)-np \d+\b/-np 2/g;
-        s/(?<=\s)(--tc |tc=)(\d+(?:\.\d+)?)\+(\d+(?:\.\d+)?)/$1 . tenth($2) . "+" . tenth($3)/ge;
+        sub clock { my ($b, $i) = split /\+/, $_[0]; tenth($b) . "+" . tenth($i) }
+        s/(?<=\s)(--tc |tc=)(\d[\d.]*\+[\d.]+(?:,\d[\d.]*\+[\d.]+)*)/$1 . join(",", map { clock($_) } split(",", $2))/ge;
         s/(?<=\s)-rounds \d+\b/-rounds 1/g;
         s/(?<=\s)nodes=\d+\b/nodes=300/g;
         s/(?<=\s)pairs=\d+\b/pairs=4/g;

@@ -368,11 +368,18 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
         }
 
         /* check extension for checks that do not hang the checking piece, bounded so
-         * perpetual-check lines cannot run away */
-        bool extend = ply < 2 * s->root_depth && pos_gives_check(pos, m) && see_ge(pos, m, 0);
+         * perpetual-check lines cannot run away. Whether m checks is read from the child
+         * (its checkers are computed anyway); the exchange is judged before the move, so
+         * a checking move is taken back for it: checks are a few percent of the moves. */
         make_move(s, ply, m);
         tt_prefetch(s->tt, pos_key(pos));
         bool gives_check = pos_in_check(pos);
+        bool extend = false;
+        if (gives_check && ply < 2 * s->root_depth) {
+            pos_undo_move(pos);
+            extend = see_ge(pos, m, 0);
+            make_move(s, ply, m);
+        }
         int new_depth = depth - 1 + extend;
 
         Value v;

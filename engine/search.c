@@ -371,6 +371,7 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
          * perpetual-check lines cannot run away. Whether m checks is read from the child
          * (its checkers are computed anyway); the exchange is judged before the move, so
          * a checking move is taken back for it: checks are a few percent of the moves. */
+        uint64_t nodes_before = s->nodes;
         make_move(s, ply, m);
         tt_prefetch(s->tt, pos_key(pos));
         bool gives_check = pos_in_check(pos);
@@ -413,6 +414,10 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
             best = v;
             if (v > alpha) {
                 best_move = m;
+                if (root) {
+                    s->root_best_nodes = s->nodes - nodes_before;
+                    s->root_best_changes += move_count > 1;
+                }
                 if (pv_node)
                     pv_update(ss, m);
                 if (v >= beta)
@@ -485,6 +490,39 @@ Value search_quiescence(Search *s, const Position *pos, bool quiet_checks, Move 
     return v;
 }
 
+/* What time management remembers from one iteration to the next. */
+typedef struct {
+    double changes; /* best-move changes, halved every iteration */
+    int stable;     /* iterations the best move has stayed */
+    Move best;
+    Value score; /* the last iteration's score; VALUE_NONE before the first */
+} TimeState;
+
+/*
+ * After a completed iteration: whether to stop rather than start another. The optimum
+ * is scaled up while the best move keeps changing or the score falls, and down while
+ * the best move stays, the score rises, or the best move took nearly all the nodes.
+ */
+static bool time_spent(Search *s, TimeState *tm, Move best, Value v, uint64_t iteration_nodes)
+{
+    const SearchParams *sp = &s->sp;
+    tm->changes = tm->changes / 2 + s->root_best_changes;
+    tm->stable = best == tm->best ? tm->stable + 1 : 0;
+    tm->best = best;
+    double scale = 1.0 + tm->changes * sp->tm_change_pct / 100.0;
+    scale *= (130 - sp->tm_stable_pct * (tm->stable < 6 ? tm->stable : 6)) / 100.0;
+    if (tm->score != VALUE_NONE && abs(v) < VALUE_MATE_IN_MAX_PLY) {
+        double fall = 1.0 + (tm->score - v) * sp->tm_fall_permille / 1000.0;
+        scale *= fall < 0.7 ? 0.7 : fall > 1.6 ? 1.6 : fall;
+    }
+    tm->score = v;
+    if (iteration_nodes > 0 &&
+        (double)s->root_best_nodes * 100 >= (double)iteration_nodes * sp->tm_effort_pct)
+        scale *= sp->tm_effort_cut / 100.0;
+    double limit = (double)s->plan.optimum * scale * sp->tm_stop_pct / 100.0;
+    return (double)(time_now_ms() - s->start_ms) > limit;
+}
+
 SearchResult search_run(Search *s, const Position *root, const SearchLimits *limits,
                         const SearchCallbacks *cb)
 {
@@ -502,10 +540,14 @@ SearchResult search_run(Search *s, const Position *root, const SearchLimits *lim
     Move best_pv[MAX_PLY];
     int best_pv_len = 0;
     Value prev = VALUE_ZERO;
+    TimeState tm = {0.0, 0, MOVE_NONE, VALUE_NONE};
     int max_depth = limits->depth > 0 && limits->depth < MAX_PLY - 4 ? limits->depth : MAX_PLY - 4;
     for (int depth = 1; depth <= max_depth; depth++) {
         s->root_depth = depth;
         s->seldepth = 0;
+        s->root_best_changes = 0;
+        s->root_best_nodes = 0;
+        uint64_t iteration_start = s->nodes;
         Value delta = s->sp.asp_delta, alpha = -VALUE_INFINITE, beta = VALUE_INFINITE, v;
         if (depth >= s->sp.asp_min_depth) {
             alpha = prev - delta > -VALUE_INFINITE ? prev - delta : -VALUE_INFINITE;
@@ -529,6 +571,7 @@ SearchResult search_run(Search *s, const Position *root, const SearchLimits *lim
         }
         if (s->aborted && depth > 1)
             break;
+        uint64_t iteration_nodes = s->nodes - iteration_start;
         prev = v;
         res.score = v;
         res.depth = depth;
@@ -540,7 +583,7 @@ SearchResult search_run(Search *s, const Position *root, const SearchLimits *lim
         report(s, cb, depth, v, BOUND_EXACT);
         if (s->aborted)
             break;
-        if (s->plan.optimum && time_now_ms() - s->start_ms > s->plan.optimum * 6 / 10)
+        if (s->plan.optimum && time_spent(s, &tm, res.best, v, iteration_nodes))
             break;
     }
     /* "go infinite" waits for stop even after the last depth */

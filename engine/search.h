@@ -79,6 +79,10 @@ typedef struct Search {
      * (lmr_for; a divisor of 0: not built yet) */
     int8_t lmr[MAX_PLY][64];
     int lmr_for[2];
+    /* what time management reads at the root: new best moves after the first move in
+     * the current iteration, and the nodes of the move that became best last */
+    int root_best_changes;
+    uint64_t root_best_nodes;
 } Search;
 
 /* Forgets what earlier searches learnt (histories); the TT is cleared separately. */

@@ -57,7 +57,18 @@
     X(history_bonus_max,  4000,  500, 16000, 300, 0.002)                                       \
     /* aspiration windows: +-delta around the last score from this depth on */                \
     X(asp_delta,          30,    5,   200,  3,   0.002)                                        \
-    X(asp_min_depth,      5,     1,   12,   1,   0.002)
+    X(asp_min_depth,      5,     1,   12,   1,   0.002)                                        \
+    /* time: no new iteration past tm_stop_pct % of the optimum times the factors of     */ \
+    /* best-move changes (+change_pct % each, halved every iteration), stability (130 %   */ \
+    /* less stable_pct % per iteration the best move stayed, up to 6), a falling score    */ \
+    /* (+fall_permille per mille per centi-soldier of drop, 70 % .. 160 %) and effort      */ \
+    /* (effort_cut % when the best move took at least effort_pct % of the nodes)          */ \
+    X(tm_stop_pct,        60,    20,  150,  5,   0.002)                                        \
+    X(tm_change_pct,      100,   0,   300,  15,  0.002)                                        \
+    X(tm_stable_pct,      8,     0,   20,   1,   0.002)                                        \
+    X(tm_fall_permille,   20,    0,   100,  3,   0.002)                                        \
+    X(tm_effort_pct,      90,    50,  101,  3,   0.002)                                        \
+    X(tm_effort_cut,      70,    20,  100,  5,   0.002)
 /* clang-format on */
 
 typedef struct {

@@ -31,6 +31,8 @@ void search_clear(Search *s)
     memset(s->history, 0, sizeof s->history);
     memset(s->counter, 0, sizeof s->counter);
     memset(s->cont_history, 0, sizeof s->cont_history);
+    memset(s->corr_soldiers, 0, sizeof s->corr_soldiers);
+    memset(s->corr_defenders, 0, sizeof s->corr_defenders);
     memset(s->stack, 0, sizeof s->stack);
 }
 
@@ -95,6 +97,53 @@ static void update_quiet_stats(Search *s, int ply, Move best, const Move *quiets
     Move prev = ply > 0 ? s->stack[ply - 1].current : MOVE_NONE;
     if (prev != MOVE_NONE && prev != MOVE_NULL)
         s->counter[pos_piece_on(pos, move_to(prev))][move_to(prev)] = best;
+}
+
+/* ---- correcting the static evaluation ------------------------------------------- */
+
+static inline uint64_t corr_mix(uint64_t h, Bitboard b)
+{
+    h = (h ^ (uint64_t)b) * 0x9e3779b97f4a7c15ULL;
+    h = (h ^ (uint64_t)(b >> 64)) * 0xbf58476d1ce4e5b9ULL;
+    return h ^ (h >> 29);
+}
+
+/* The two correction slots of the position: its soldiers, and its palace defenders. */
+static inline void corr_index(const Position *pos, unsigned *soldiers, unsigned *defenders)
+{
+    uint64_t h = corr_mix(corr_mix(0, pos->by_piece[R_SOLDIER]), pos->by_piece[B_SOLDIER]);
+    *soldiers = (unsigned)(h % CORR_SIZE);
+    uint64_t d = corr_mix(0, pos->by_piece[R_ADVISOR] | pos->by_piece[R_ELEPHANT] |
+                                 pos->by_piece[R_KING]);
+    d = corr_mix(d, pos->by_piece[B_ADVISOR] | pos->by_piece[B_ELEPHANT] | pos->by_piece[B_KING]);
+    *defenders = (unsigned)(d % CORR_SIZE);
+}
+
+/* The static evaluation raw, moved by what the correction histories learnt. */
+static Value corrected_eval(const Search *s, const Position *pos, Value raw)
+{
+    unsigned a, b;
+    corr_index(pos, &a, &b);
+    int v = raw + (s->corr_soldiers[pos->side][a] + s->corr_defenders[pos->side][b]) / 16;
+    int lim = VALUE_MATE_IN_MAX_PLY - 1;
+    return (Value)(v > lim ? lim : v < -lim ? -lim : v);
+}
+
+static inline void corr_add(int16_t *e, int bonus)
+{
+    int v = *e + bonus - *e * abs(bonus) / CORR_LIMIT;
+    *e = (int16_t)(v > CORR_LIMIT ? CORR_LIMIT : v < -CORR_LIMIT ? -CORR_LIMIT : v);
+}
+
+/* A search of depth found best where the corrected static evaluation said eval. */
+static void corr_update(Search *s, const Position *pos, Value best, Value eval, int depth)
+{
+    unsigned a, b;
+    corr_index(pos, &a, &b);
+    int bonus = (best - eval) * depth;
+    bonus = bonus > CORR_LIMIT / 4 ? CORR_LIMIT / 4 : bonus < -CORR_LIMIT / 4 ? -CORR_LIMIT / 4 : bonus;
+    corr_add(&s->corr_soldiers[pos->side][a], bonus);
+    corr_add(&s->corr_defenders[pos->side][b], bonus);
 }
 
 /* ---- the game rules inside the tree ---------------------------------------------- */
@@ -179,15 +228,16 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
         (tte.bound & (tte.value >= beta ? BOUND_LOWER : BOUND_UPPER)))
         return tte.value;
 
-    Value best, stand_pat = VALUE_NONE;
+    Value best, stand_pat = VALUE_NONE, raw_eval = VALUE_NONE;
     if (in_check) {
         best = -VALUE_INFINITE;
     } else {
-        stand_pat = tte.hit && tte.eval != VALUE_NONE ? tte.eval : evaluate(pos, s->params);
+        raw_eval = tte.hit && tte.eval != VALUE_NONE ? tte.eval : evaluate(pos, s->params);
+        stand_pat = corrected_eval(s, pos, raw_eval);
         best = stand_pat;
         if (best >= beta) {
             if (!tte.hit)
-                tt_store(s->tt, slot, key, best, BOUND_LOWER, 0, MOVE_NONE, stand_pat, ply);
+                tt_store(s->tt, slot, key, best, BOUND_LOWER, 0, MOVE_NONE, raw_eval, ply);
             return best;
         }
         if (best > alpha)
@@ -228,7 +278,7 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
         }
     }
     Bound b = best >= beta ? BOUND_LOWER : BOUND_UPPER;
-    tt_store(s->tt, slot, key, best, b, 0, best_move, stand_pat, ply);
+    tt_store(s->tt, slot, key, best, b, 0, best_move, raw_eval, ply);
     return best;
 }
 
@@ -285,12 +335,12 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
         (tte.bound & (tte.value >= beta ? BOUND_LOWER : BOUND_UPPER)))
         return tte.value;
 
-    Value eval;
+    Value eval, raw_eval = VALUE_NONE;
     if (in_check) {
         eval = ss->static_eval = VALUE_NONE;
     } else {
-        eval = ss->static_eval =
-            tte.hit && tte.eval != VALUE_NONE ? tte.eval : evaluate(pos, s->params);
+        raw_eval = tte.hit && tte.eval != VALUE_NONE ? tte.eval : evaluate(pos, s->params);
+        eval = ss->static_eval = corrected_eval(s, pos, raw_eval);
         /* the stored search value is a better guess when its bound points the right way */
         if (tte.hit && tte.value != VALUE_NONE &&
             (tte.bound & (tte.value > eval ? BOUND_LOWER : BOUND_UPPER)))
@@ -435,7 +485,12 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     Bound b = best >= beta                     ? BOUND_LOWER
               : (pv_node && alpha > old_alpha) ? BOUND_EXACT
                                                : BOUND_UPPER;
-    tt_store(s->tt, slot, key, best, b, depth, best_move, ss->static_eval, ply);
+    /* the evaluation was wrong in the direction the bound can tell, in a quiet line */
+    if (!in_check && (best_move == MOVE_NONE || !pos_is_capture(pos, best_move)) &&
+        abs(best) < VALUE_MATE_IN_MAX_PLY && !(b == BOUND_LOWER && best <= ss->static_eval) &&
+        !(b == BOUND_UPPER && best >= ss->static_eval))
+        corr_update(s, pos, best, ss->static_eval, depth);
+    tt_store(s->tt, slot, key, best, b, depth, best_move, raw_eval, ply);
     return best;
 }
 

@@ -55,6 +55,12 @@ typedef struct {
     PieceToHistory *cont;
 } SearchStack;
 
+/* Correction history: how far static evaluations of positions with one arrangement of
+ * soldiers (or of kings, advisors and elephants) were off from the searches' results,
+ * per side to move, in eighths of a centi-soldier. */
+enum { CORR_SIZE = 16384, CORR_LIMIT = 1024 };
+typedef int16_t CorrectionHistory[COLOR_NB][CORR_SIZE];
+
 typedef struct Search {
     Position pos;
     TT *tt;
@@ -73,6 +79,7 @@ typedef struct Search {
     int16_t history[COLOR_NB][SQUARE_NB][SQUARE_NB];
     Move counter[PIECE_NB][SQUARE_NB];
     PieceToHistory cont_history[PIECE_NB][SQUARE_NB];
+    CorrectionHistory corr_soldiers, corr_defenders;
     SearchStack stack[MAX_PLY + 4];
     SearchParams sp; /* *tune, copied when a search starts: what the search reads */
     /* reductions by depth and move number, built for sp's lmr_base and lmr_divisor

@@ -31,7 +31,7 @@ static void score_moves(MovePicker *mp, const Search *s, const Position *pos, Mo
         if (m == tt_move)
             sc = SCORE_TT;
         else if (pos_is_capture(pos, m))
-            sc = mvv_lva(pos, m) +
+            sc = mvv_lva(pos, m) + movepick_capture_score(s, pos, m) / 32 +
                  (captures_only || see_ge(pos, m, 0) ? SCORE_GOOD_CAPTURE : SCORE_BAD_CAPTURE);
         else if (m == ss->killers[0])
             sc = SCORE_KILLER;

@@ -4,7 +4,7 @@
  *
  *   the hash move;
  *   captures that do not lose material by static exchange, most valuable victim
- *   first, then least valuable attacker;
+ *   first, then by capture history and least valuable attacker;
  *   the two killers of the ply, then the counter move to the opponent's last move;
  *   quiet moves by history (butterfly history plus the continuation histories of the
  *   last two plies);
@@ -45,6 +45,13 @@ static inline int movepick_quiet_score(const Search *s, const Position *pos, Mov
         if (s->stack[ply - k].cont)
             sc += (*s->stack[ply - k].cont)[pc][move_to(m)];
     return sc;
+}
+
+/* The capture history of capture m: how often it was the cut-off. */
+static inline int movepick_capture_score(const Search *s, const Position *pos, Move m)
+{
+    return s->capture_history[pos_piece_on(pos, move_from(m))][move_to(m)]
+                             [piece_type(pos_piece_on(pos, move_to(m)))];
 }
 
 /* The best move not handed out yet, or MOVE_NONE. A selection sort one move at a time:

@@ -31,6 +31,7 @@ void search_clear(Search *s)
     memset(s->history, 0, sizeof s->history);
     memset(s->counter, 0, sizeof s->counter);
     memset(s->cont_history, 0, sizeof s->cont_history);
+    memset(s->capture_history, 0, sizeof s->capture_history);
     memset(s->corr_soldiers, 0, sizeof s->corr_soldiers);
     memset(s->corr_defenders, 0, sizeof s->corr_defenders);
     memset(s->stack, 0, sizeof s->stack);
@@ -71,13 +72,35 @@ static inline void history_update(int16_t *h, int bonus)
     *h = (int16_t)(v > 16000 ? 16000 : v < -16000 ? -16000 : v);
 }
 
+static int history_bonus(const Search *s, int depth)
+{
+    int bonus = depth * depth * s->sp.history_bonus_mul + s->sp.history_bonus_add;
+    return bonus > s->sp.history_bonus_max ? s->sp.history_bonus_max : bonus;
+}
+
+static inline int16_t *capture_entry(Search *s, Move m)
+{
+    const Position *pos = &s->pos;
+    return &s->capture_history[pos_piece_on(pos, move_from(m))][move_to(m)]
+                              [piece_type(pos_piece_on(pos, move_to(m)))];
+}
+
+/* A cut-off at depth by best: a capture earns capture history, a quiet move its
+ * histories; the captures tried before it lose theirs. */
+static void update_capture_stats(Search *s, Move best, const Move *captures, int nc, int depth)
+{
+    int bonus = history_bonus(s, depth);
+    if (pos_is_capture(&s->pos, best))
+        history_update(capture_entry(s, best), bonus);
+    for (int i = 0; i < nc; i++)
+        history_update(capture_entry(s, captures[i]), -bonus);
+}
+
 static void update_quiet_stats(Search *s, int ply, Move best, const Move *quiets, int nq, int depth)
 {
     Position *pos = &s->pos;
     SearchStack *ss = &s->stack[ply];
-    int bonus = depth * depth * s->sp.history_bonus_mul + s->sp.history_bonus_add;
-    if (bonus > s->sp.history_bonus_max)
-        bonus = s->sp.history_bonus_max;
+    int bonus = history_bonus(s, depth);
     if (ss->killers[0] != best) {
         ss->killers[1] = ss->killers[0];
         ss->killers[0] = best;
@@ -389,8 +412,8 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
 
     Value best = -VALUE_INFINITE;
     Move best_move = MOVE_NONE, m;
-    Move quiets[64];
-    int nquiets = 0, move_count = 0;
+    Move quiets[64], captures[32];
+    int nquiets = 0, ncaptures = 0, move_count = 0;
     Value old_alpha = alpha;
 
     while ((m = movepick_next(&mp)) != MOVE_NONE) {
@@ -475,12 +498,19 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
                 alpha = v;
             }
         }
-        if (!capture && m != best_move && nquiets < 64)
-            quiets[nquiets++] = m;
+        if (m != best_move) {
+            if (!capture && nquiets < 64)
+                quiets[nquiets++] = m;
+            else if (capture && ncaptures < 32)
+                captures[ncaptures++] = m;
+        }
     }
 
-    if (best >= beta && !pos_is_capture(pos, best_move))
-        update_quiet_stats(s, ply, best_move, quiets, nquiets, depth);
+    if (best >= beta) {
+        if (!pos_is_capture(pos, best_move))
+            update_quiet_stats(s, ply, best_move, quiets, nquiets, depth);
+        update_capture_stats(s, best_move, captures, ncaptures, depth);
+    }
 
     Bound b = best >= beta                     ? BOUND_LOWER
               : (pv_node && alpha > old_alpha) ? BOUND_EXACT

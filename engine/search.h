@@ -80,6 +80,8 @@ typedef struct Search {
     Move counter[PIECE_NB][SQUARE_NB];
     PieceToHistory cont_history[PIECE_NB][SQUARE_NB];
     CorrectionHistory corr_soldiers, corr_defenders;
+    /* captures: by the piece moved, its destination and the type it takes */
+    int16_t capture_history[PIECE_NB][SQUARE_NB][PIECE_TYPE_NB];
     SearchStack stack[MAX_PLY + 4];
     SearchParams sp; /* *tune, copied when a search starts: what the search reads */
     /* reductions by depth and move number, built for sp's lmr_base and lmr_divisor

@@ -349,18 +349,21 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     }
 
     bool in_check = pos_in_check(pos);
+    Move excluded = ss->excluded;
     Key key = pos_key(pos);
     TTEntry *slot;
     TTProbe tte = tt_probe(s->tt, key, ply, &slot);
     /* at the root, the previous iteration's best move comes first */
     Move tt_move = root && s->stack[0].pv[0] ? s->stack[0].pv[0] : tte.move;
-    if (!pv_node && tte.hit && tte.depth >= depth && tte.value != VALUE_NONE &&
+    if (!pv_node && !excluded && tte.hit && tte.depth >= depth && tte.value != VALUE_NONE &&
         (tte.bound & (tte.value >= beta ? BOUND_LOWER : BOUND_UPPER)))
         return tte.value;
 
     Value eval, raw_eval = VALUE_NONE;
     if (in_check) {
         eval = ss->static_eval = VALUE_NONE;
+    } else if (excluded) {
+        eval = ss->static_eval; /* the same node: its evaluation is already here */
     } else {
         raw_eval = tte.hit && tte.eval != VALUE_NONE ? tte.eval : evaluate(pos, s->params);
         eval = ss->static_eval = corrected_eval(s, pos, raw_eval);
@@ -372,7 +375,7 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     bool improving = !in_check && ply >= 2 && s->stack[ply - 2].static_eval != VALUE_NONE &&
                      ss->static_eval > s->stack[ply - 2].static_eval;
 
-    if (!pv_node && !in_check) {
+    if (!pv_node && !in_check && !excluded) {
         /* reverse futility: far above beta at low depth; never against a beta that says
          * we are mated, which a static evaluation cannot refute (it would also hide a
          * position without a legal move, a loss here) */
@@ -408,6 +411,8 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     MovePicker mp;
     if (movepick_init(&mp, s, pos, tt_move, ply) == 0)
         return value_mated_in(ply); /* checkmate or stalemate: both lose */
+    if (excluded && mp.list.count == 1)
+        return alpha; /* the hash move is the only move: singular */
     s->stack[ply + 1].killers[0] = s->stack[ply + 1].killers[1] = MOVE_NONE;
 
     Value best = -VALUE_INFINITE;
@@ -417,6 +422,8 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     Value old_alpha = alpha;
 
     while ((m = movepick_next(&mp)) != MOVE_NONE) {
+        if (m == excluded)
+            continue;
         move_count++;
         bool capture = pos_is_capture(pos, m);
         int hist = capture ? 0 : movepick_quiet_score(s, pos, m, ply);
@@ -444,6 +451,26 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
          * perpetual-check lines cannot run away. Whether m checks is read from the child
          * (its checkers are computed anyway); the exchange is judged before the move, so
          * a checking move is taken back for it: checks are a few percent of the moves. */
+        /* singular extension: when no other move comes near the hash move's value, the
+         * hash move is the only one that holds: one ply more for it. When even without
+         * it the node fails high, it fails high (several moves beat beta). */
+        int singular = 0;
+        if (m == tt_move && !root && !excluded && depth >= sp->se_min_depth &&
+            tte.hit && tte.move == m && (tte.bound & BOUND_LOWER) &&
+            tte.depth >= depth - 3 && abs(tte.value) < VALUE_MATE_IN_MAX_PLY &&
+            ply < 2 * s->root_depth) {
+            Value sbeta = tte.value - sp->se_margin * depth;
+            ss->excluded = m;
+            Value sv = search(s, sbeta - 1, sbeta, (depth - 1) / 2, ply, cut_node);
+            ss->excluded = MOVE_NONE;
+            if (s->aborted)
+                return VALUE_ZERO;
+            if (sv < sbeta)
+                singular = 1;
+            else if (sbeta >= beta)
+                return sbeta;
+        }
+
         uint64_t nodes_before = s->nodes;
         make_move(s, ply, m);
         tt_prefetch(s->tt, pos_key(pos));
@@ -454,7 +481,7 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
             extend = see_ge(pos, m, 0);
             make_move(s, ply, m);
         }
-        int new_depth = depth - 1 + extend;
+        int new_depth = depth - 1 + (extend || singular);
 
         Value v;
         int searched = move_count - 1;
@@ -515,6 +542,8 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     Bound b = best >= beta                     ? BOUND_LOWER
               : (pv_node && alpha > old_alpha) ? BOUND_EXACT
                                                : BOUND_UPPER;
+    if (excluded)
+        return best; /* a search without the best move: its value is no one's to keep */
     /* the evaluation was wrong in the direction the bound can tell, in a quiet line */
     if (!in_check && (best_move == MOVE_NONE || !pos_is_capture(pos, best_move)) &&
         abs(best) < VALUE_MATE_IN_MAX_PLY && !(b == BOUND_LOWER && best <= ss->static_eval) &&

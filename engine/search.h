@@ -50,6 +50,7 @@ typedef struct {
     int pv_len;
     Move killers[2];
     Move current;
+    Move excluded; /* the hash move, left out while a singular extension is tested */
     Value static_eval;
     /* continuation history of the move made at this ply (NULL for none or a null move) */
     PieceToHistory *cont;

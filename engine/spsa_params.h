@@ -58,6 +58,10 @@
     /* aspiration windows: +-delta around the last score from this depth on */                \
     X(asp_delta,          30,    5,   200,  3,   0.002)                                        \
     X(asp_min_depth,      5,     1,   12,   1,   0.002)                                        \
+    /* singular extension: the hash move, at least this deep, one ply more when every     */ \
+    /* other move fails below its value - margin * depth at half the depth               */ \
+    X(se_min_depth,       8,     4,   16,   1,   0.002)                                        \
+    X(se_margin,          2,     0,   20,   1,   0.002)                                        \
     /* time: no new iteration past tm_stop_pct % of the optimum times the factors of     */ \
     /* best-move changes (+change_pct % each, halved every iteration), stability (130 %   */ \
     /* less stable_pct % per iteration the best move stayed, up to 6), a falling score    */ \

@@ -48,9 +48,34 @@ static void score_moves(MovePicker *mp, const Search *s, const Position *pos, Mo
 
 int movepick_init(MovePicker *mp, const Search *s, const Position *pos, Move tt_move, int ply)
 {
+    mp->s = s;
+    mp->pos = pos;
+    mp->ply = ply;
+    mp->tt_move = tt_move;
+    mp->next = 0;
+    if (tt_move != MOVE_NONE && move_is_legal(pos, tt_move)) {
+        mp->stage = PICK_TT;
+        return 1;
+    }
+    mp->stage = PICK_LIST;
     gen_legal(pos, &mp->list);
-    score_moves(mp, s, pos, tt_move, ply, false);
+    score_moves(mp, s, pos, MOVE_NONE, ply, false);
     return mp->list.count;
+}
+
+void movepick_generate(MovePicker *mp)
+{
+    gen_legal(mp->pos, &mp->list);
+    /* the hash move has been handed out: it goes first, as if picked from the list */
+    for (int i = 0; i < mp->list.count; i++)
+        if (mp->list.moves[i] == mp->tt_move) {
+            mp->list.moves[i] = mp->list.moves[0];
+            mp->list.moves[0] = mp->tt_move;
+            break;
+        }
+    score_moves(mp, mp->s, mp->pos, MOVE_NONE, mp->ply, false);
+    mp->next = 1;
+    mp->stage = PICK_LIST;
 }
 
 int movepick_init_quiescence(MovePicker *mp, const Search *s, const Position *pos, Move tt_move,
@@ -61,6 +86,7 @@ int movepick_init_quiescence(MovePicker *mp, const Search *s, const Position *po
     else
         gen_captures(pos, &mp->list);
     score_moves(mp, s, pos, tt_move, ply, true);
+    mp->stage = PICK_LIST;
     int generated = mp->list.count;
     if (quiet_checks) {
         MoveList quiets;

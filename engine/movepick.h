@@ -21,14 +21,29 @@
 #include "movegen.h"
 #include "search.h"
 
+/* A picker's stage: the hash move alone, before any move is generated; generating the
+ * rest; handing out the list. */
+enum { PICK_TT, PICK_GENERATE, PICK_LIST };
+
 typedef struct {
     MoveList list;
     int scores[MOVELIST_MAX];
-    int next; /* moves handed out so far */
+    int next; /* moves of list handed out so far */
+    int stage;
+    Move tt_move; /* handed out first, when legal, without generating */
+    const Search *s;
+    const Position *pos;
+    int ply;
 } MovePicker;
 
-/* The main search's picker over every legal move at ply; returns their number. */
+/* The main search's picker over every legal move at ply. A legal hash move comes first,
+ * and the other moves are generated only if the search asks for a second move (most
+ * nodes with a hash move cut off on it). Returns 0 when the side to move has no legal
+ * move, otherwise a positive number (the moves' count when they were generated). */
 int movepick_init(MovePicker *mp, const Search *s, const Position *pos, Move tt_move, int ply);
+
+/* Generates and scores the moves after the hash move (movepick_next calls it). */
+void movepick_generate(MovePicker *mp);
 
 /* The quiescence picker: captures, or every legal move when in check; with
  * quiet_checks (never in check), the quiet checks too. Returns the number generated
@@ -58,6 +73,13 @@ static inline int movepick_capture_score(const Search *s, const Position *pos, M
  * most nodes cut off after a few moves. */
 static inline Move movepick_next(MovePicker *mp)
 {
+    if (mp->stage != PICK_LIST) {
+        if (mp->stage == PICK_TT) {
+            mp->stage = PICK_GENERATE;
+            return mp->tt_move;
+        }
+        movepick_generate(mp);
+    }
     if (mp->next >= mp->list.count)
         return MOVE_NONE;
     int best = mp->next;

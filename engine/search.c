@@ -411,8 +411,6 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     MovePicker mp;
     if (movepick_init(&mp, s, pos, tt_move, ply) == 0)
         return value_mated_in(ply); /* checkmate or stalemate: both lose */
-    if (excluded && mp.list.count == 1)
-        return alpha; /* the hash move is the only move: singular */
     s->stack[ply + 1].killers[0] = s->stack[ply + 1].killers[1] = MOVE_NONE;
 
     Value best = -VALUE_INFINITE;
@@ -542,8 +540,8 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     Bound b = best >= beta                     ? BOUND_LOWER
               : (pv_node && alpha > old_alpha) ? BOUND_EXACT
                                                : BOUND_UPPER;
-    if (excluded)
-        return best; /* a search without the best move: its value is no one's to keep */
+    if (excluded) /* a search without the hash move: its value is no one's to keep */
+        return move_count == 0 ? alpha : best; /* the hash move alone: singular */
     /* the evaluation was wrong in the direction the bound can tell, in a quiet line */
     if (!in_check && (best_move == MOVE_NONE || !pos_is_capture(pos, best_move)) &&
         abs(best) < VALUE_MATE_IN_MAX_PLY && !(b == BOUND_LOWER && best <= ss->static_eval) &&

@@ -49,7 +49,10 @@ typedef enum { IDX_ONE, IDX_PIECE, IDX_SQUARE, IDX_COUNT } EvalIndexKind;
     X(safe_check_chariot, 1, IDX_ONE, "chariot can check from a point we do not guard")        \
     X(safe_check_horse, 1, IDX_ONE, "horse can check from a point we do not guard")            \
     X(safe_check_cannon, 1, IDX_ONE, "cannon can check from a point we do not guard")          \
-    X(pinned, PIECE_TYPE_NB - ADVISOR, IDX_PIECE, "piece shielding its general from a line")
+    X(pinned, PIECE_TYPE_NB - ADVISOR, IDX_PIECE, "piece shielding its general from a line")   \
+    X(soldier_connected, 1, IDX_ONE, "crossed soldiers side by side, guarding each other")     \
+    X(guards_vs_attack, 11, IDX_COUNT, "each advisor and elephant, by the enemy's attackers")  \
+    X(palace_attack_kinds, 4, IDX_COUNT, "kinds of piece (chariot, horse, cannon) on the palace")
 
 typedef struct {
 #define X(name, count, kind, meaning) Score name[count];

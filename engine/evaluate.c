@@ -111,11 +111,18 @@ static void eval_pieces(const Position *pos, const EvalParams *p, Color c, Acc *
         ADD(a, p, c, psqt_elephant, relative_sq(c, s), 1);
         attacks_add(at, c, ELEPHANT, step_targets(pos, &elephant_steps[s], true));
     }
-    for (bb = pos_pieces(pos, c, SOLDIER); bb;) {
+    Bitboard soldiers = pos_pieces(pos, c, SOLDIER);
+    int connected = 0;
+    for (bb = soldiers; bb;) {
         Square s = bb_pop(&bb);
         ADD(a, p, c, psqt_soldier, relative_sq(c, s), 1);
         attacks_add(at, c, SOLDIER, step_targets(pos, &soldier_steps[c][s], false));
+        /* a crossed soldier and the one to its right (pairs counted once) */
+        if (!sq_own_half(c, s) && sq_file(s) < FILE_NB - 1 && bb_test(soldiers, s + 1))
+            connected++;
     }
+    if (connected)
+        ADD(a, p, c, soldier_connected, 0, connected);
     for (bb = pos_pieces(pos, c, HORSE); bb;) {
         Square s = bb_pop(&bb);
         ADD(a, p, c, psqt_horse, relative_sq(c, s), 1);
@@ -220,6 +227,23 @@ static void eval_safety(const Position *pos, const EvalParams *p, Color c, Acc *
         units += 2 - bb_count(adv) + (2 - bb_count(ele) + 1) / 2;
         ADD(a, p, them, king_danger, units > 15 ? 15 : units, 1);
     }
+    /* combinations: each kind of piece the enemy aims at the palace */
+    int kinds = !!(at->by_type[them][CHARIOT] & palace_bb[c]) +
+                !!(at->by_type[them][HORSE] & palace_bb[c]) +
+                !!(at->by_type[them][CANNON] & palace_bb[c]);
+    if (kinds)
+        ADD(a, p, them, palace_attack_kinds, kinds, 1);
+
+    /* what c's guards are worth depends on what the enemy can still attack with */
+    int guards = bb_count(adv) + bb_count(ele);
+    if (guards) {
+        Bitboard crossed = pos_pieces(pos, them, SOLDIER) & ~half_bb[them];
+        int force = 2 * bb_count(pos_pieces(pos, them, CHARIOT)) +
+                    bb_count(pos_pieces(pos, them, HORSE)) +
+                    bb_count(pos_pieces(pos, them, CANNON)) + bb_count(crossed);
+        ADD(a, p, c, guards_vs_attack, force > 10 ? 10 : force, guards);
+    }
+
     Bitboard file_line = file_bb[sq_file(pos->king_sq[c])];
     int exposed =
         bb_count(file_line & (pos_pieces(pos, them, CHARIOT) | pos_pieces(pos, them, CANNON)));

@@ -445,10 +445,6 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
             }
         }
 
-        /* check extension for checks that do not hang the checking piece, bounded so
-         * perpetual-check lines cannot run away. Whether m checks is read from the child
-         * (its checkers are computed anyway); the exchange is judged before the move, so
-         * a checking move is taken back for it: checks are a few percent of the moves. */
         /* singular extension: when no other move comes near the hash move's value, the
          * hash move is the only one that holds: one ply more for it. When even without
          * it the node fails high, it fails high (several moves beat beta). */
@@ -469,6 +465,10 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
                 return sbeta;
         }
 
+        /* check extension for checks that do not hang the checking piece, bounded so
+         * perpetual-check lines cannot run away. Whether m checks is read from the child
+         * (its checkers are computed anyway); the exchange is judged before the move, so
+         * a checking move is taken back for it: checks are a few percent of the moves. */
         uint64_t nodes_before = s->nodes;
         make_move(s, ply, m);
         tt_prefetch(s->tt, pos_key(pos));

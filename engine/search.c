@@ -136,8 +136,8 @@ static inline void corr_index(const Position *pos, unsigned *soldiers, unsigned 
 {
     uint64_t h = corr_mix(corr_mix(0, pos->by_piece[R_SOLDIER]), pos->by_piece[B_SOLDIER]);
     *soldiers = (unsigned)(h % CORR_SIZE);
-    uint64_t d = corr_mix(0, pos->by_piece[R_ADVISOR] | pos->by_piece[R_ELEPHANT] |
-                                 pos->by_piece[R_KING]);
+    uint64_t d =
+        corr_mix(0, pos->by_piece[R_ADVISOR] | pos->by_piece[R_ELEPHANT] | pos->by_piece[R_KING]);
     d = corr_mix(d, pos->by_piece[B_ADVISOR] | pos->by_piece[B_ELEPHANT] | pos->by_piece[B_KING]);
     *defenders = (unsigned)(d % CORR_SIZE);
 }
@@ -164,7 +164,9 @@ static void corr_update(Search *s, const Position *pos, Value best, Value eval, 
     unsigned a, b;
     corr_index(pos, &a, &b);
     int bonus = (best - eval) * depth;
-    bonus = bonus > CORR_LIMIT / 4 ? CORR_LIMIT / 4 : bonus < -CORR_LIMIT / 4 ? -CORR_LIMIT / 4 : bonus;
+    bonus = bonus > CORR_LIMIT / 4    ? CORR_LIMIT / 4
+            : bonus < -CORR_LIMIT / 4 ? -CORR_LIMIT / 4
+                                      : bonus;
     corr_add(&s->corr_soldiers[pos->side][a], bonus);
     corr_add(&s->corr_defenders[pos->side][b], bonus);
 }
@@ -449,10 +451,9 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
          * hash move is the only one that holds: one ply more for it. When even without
          * it the node fails high, it fails high (several moves beat beta). */
         int singular = 0;
-        if (m == tt_move && !root && !excluded && depth >= sp->se_min_depth &&
-            tte.hit && tte.move == m && (tte.bound & BOUND_LOWER) &&
-            tte.depth >= depth - 3 && abs(tte.value) < VALUE_MATE_IN_MAX_PLY &&
-            ply < 2 * s->root_depth) {
+        if (m == tt_move && !root && !excluded && depth >= sp->se_min_depth && tte.hit &&
+            tte.move == m && (tte.bound & BOUND_LOWER) && tte.depth >= depth - 3 &&
+            abs(tte.value) < VALUE_MATE_IN_MAX_PLY && ply < 2 * s->root_depth) {
             Value sbeta = tte.value - sp->se_margin * depth;
             ss->excluded = m;
             Value sv = search(s, sbeta - 1, sbeta, (depth - 1) / 2, ply, cut_node);

@@ -62,11 +62,16 @@ static inline int movepick_quiet_score(const Search *s, const Position *pos, Mov
     return sc;
 }
 
+/* The capture-history entry of capture m (mover, target square, captured kind), as an
+ * lvalue: the search updates it, the picker reads it. */
+#define MOVEPICK_CAPTURE_ENTRY(s, pos, m)                                \
+    ((s)->capture_history[pos_piece_on((pos), move_from(m))][move_to(m)] \
+                         [piece_type(pos_piece_on((pos), move_to(m)))])
+
 /* The capture history of capture m: how often it was the cut-off. */
 static inline int movepick_capture_score(const Search *s, const Position *pos, Move m)
 {
-    return s->capture_history[pos_piece_on(pos, move_from(m))][move_to(m)]
-                             [piece_type(pos_piece_on(pos, move_to(m)))];
+    return MOVEPICK_CAPTURE_ENTRY(s, pos, m);
 }
 
 /* The best move not handed out yet, or MOVE_NONE. A selection sort one move at a time:

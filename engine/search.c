@@ -78,22 +78,15 @@ static int history_bonus(const Search *s, int depth)
     return bonus > s->sp.history_bonus_max ? s->sp.history_bonus_max : bonus;
 }
 
-static inline int16_t *capture_entry(Search *s, Move m)
-{
-    const Position *pos = &s->pos;
-    return &s->capture_history[pos_piece_on(pos, move_from(m))][move_to(m)]
-                              [piece_type(pos_piece_on(pos, move_to(m)))];
-}
-
 /* A cut-off at depth by best: a capture earns capture history, a quiet move its
  * histories; the captures tried before it lose theirs. */
 static void update_capture_stats(Search *s, Move best, const Move *captures, int nc, int depth)
 {
     int bonus = history_bonus(s, depth);
     if (pos_is_capture(&s->pos, best))
-        history_update(capture_entry(s, best), bonus);
+        history_update(&MOVEPICK_CAPTURE_ENTRY(s, &s->pos, best), bonus);
     for (int i = 0; i < nc; i++)
-        history_update(capture_entry(s, captures[i]), -bonus);
+        history_update(&MOVEPICK_CAPTURE_ENTRY(s, &s->pos, captures[i]), -bonus);
 }
 
 static void update_quiet_stats(Search *s, int ply, Move best, const Move *quiets, int nq, int depth)

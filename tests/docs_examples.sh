@@ -23,7 +23,8 @@
 # that names no example of its block, or stands above anything but a ```sh block, fails.
 #
 # Where the examples run: one scratch folder per page, made afresh from the repository
-# (bin/ a link to BINDIR; copies of scripts/, data/, tests/data/, engine/default.weights)
+# (bin/ a link to BINDIR; copies of scripts/, data/, results/, tests/data/,
+# engine/default.weights)
 # and the files the pages read without making them: out/run.h5, run.h5, run1.h5 and
 # run2.h5 (a 4-game self-play run made at the start), book.epd (20 lines of
 # data/openings.epd), book.pgn (that run as PGN), cannon.weights, tuned.weights and
@@ -283,7 +284,7 @@ new_scratch() {
     dir=$tmp/pages/$1
     mkdir -p "$dir/out" "$dir/engine" "$dir/tests"
     ln -s "$bindir" "$dir/bin"
-    cp -r "$root/scripts" "$root/data" "$dir/"
+    cp -r "$root/scripts" "$root/data" "$root/results" "$dir/"
     cp -r "$root/tests/data" "$dir/tests/"
     cp "$root/engine/default.weights" "$dir/engine/"
     for f in out/run.h5 run.h5 run1.h5 run2.h5 book.epd book.pgn cannon.weights tuned.weights \

@@ -746,16 +746,72 @@ static void test_match_report(void **state)
     SprtParams sp;
     sprt_params_default(&sp);
     FILE *f = fmemopen(out, sizeof out, "w");
-    assert_int_equal(match_report(g_run, "slow", &sp, f, stderr), 0);
+    assert_int_equal(match_report(g_run, "slow", &sp, NULL, NULL, f, stderr), 0);
     fclose(f);
     assert_non_null(strstr(out, "player 1 (slow)"));
     assert_non_null(strstr(out, "Elo "));
     assert_non_null(strstr(out, "LLR "));
     f = fmemopen(out, sizeof out, "w");
-    assert_int_equal(match_report(g_run, "nobody", NULL, stdout, f), 1);
+    assert_int_equal(match_report(g_run, "nobody", NULL, NULL, NULL, stdout, f), 1);
     fclose(f);
     assert_non_null(strstr(out, "no player named 'nobody'"));
     assert_non_null(strstr(out, "its players: 'fast', 'slow'"));
+}
+
+static double points_per_game(const StatsCounts *c)
+{
+    return (c->tri[STATS_WIN] + 0.5 * c->tri[STATS_DRAW]) / (double)stats_games(c);
+}
+
+static void test_match_compare(void **state)
+{
+    (void)state;
+    MatchComparison m;
+    MatchError err;
+    /* a run against itself: every opening pairs with itself, no difference */
+    assert_true(match_compare(g_run, "slow", g_run, NULL, &m, &err));
+    assert_int_equal(m.pairs, RUN_GAMES / 2);
+    assert_int_equal(m.player, 1);
+    assert_int_equal(m.base_player, 1);
+    assert_true(m.here == m.base && m.diff == 0 && m.diff_margin == 0);
+
+    /* the same openings with equal players: the comparison's scores are the runs' own */
+    char same[160], other[160], why[600];
+    path_in_dir(same, sizeof same, "compare-same.h5");
+    path_in_dir(other, sizeof other, "compare-other.h5");
+    if (!write_runfile(same, RUN_GAMES, 1, true, why, sizeof why))
+        fail_msg("%s", why);
+    StatsCounts a, b;
+    int id;
+    assert_true(match_count(g_run, "slow", &a, &id, &err));
+    assert_true(match_count(same, "fast", &b, &id, &err));
+    assert_true(match_compare(g_run, "slow", same, "fast", &m, &err));
+    assert_int_equal(m.pairs, RUN_GAMES / 2);
+    assert_int_equal(m.base_player, 0);
+    assert_true(fabs(m.here - points_per_game(&a)) < 1e-9);
+    assert_true(fabs(m.base - points_per_game(&b)) < 1e-9);
+    assert_true(fabs(m.diff - (m.here - m.base)) < 1e-9);
+    assert_true(m.diff_margin >= 0 && m.diff_margin <= 1);
+
+    /* the report prints both, with the difference */
+    char out[4096];
+    FILE *f = fmemopen(out, sizeof out, "w");
+    assert_int_equal(match_report(g_run, "slow", NULL, same, "fast", f, stderr), 0);
+    fclose(f);
+    assert_non_null(strstr(out, "6 openings with both games in both runs"));
+    assert_non_null(strstr(out, "difference "));
+
+    /* other openings: nothing to compare, said so; a missing baseline player named */
+    if (!write_runfile(other, 4, 2, false, why, sizeof why))
+        fail_msg("%s", why);
+    assert_false(match_compare(g_run, "slow", other, NULL, &m, &err));
+    assert_non_null(strstr(err.msg, "no opening has both its games stored in both runs"));
+    f = fmemopen(out, sizeof out, "w");
+    assert_int_equal(match_report(g_run, "slow", NULL, same, "nobody", stdout, f), 1);
+    fclose(f);
+    assert_non_null(strstr(out, "no player named 'nobody'"));
+    remove(same);
+    remove(other);
 }
 
 /* ---- set-up ------------------------------------------------------------------------------ */
@@ -805,6 +861,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bad_files_rejected),
         cmocka_unit_test(test_qresolve),
         cmocka_unit_test(test_match_report),
+        cmocka_unit_test(test_match_compare),
     };
     return cmocka_run_group_tests_name("tune", tests, setup, teardown);
 }

@@ -193,6 +193,10 @@ static void test_cli_every_option(void **state)
                            "slow",
                            "--sprt",
                            "elo0=1,elo1=3",
+                           "--baseline",
+                           "base.h5",
+                           "--baseline-player",
+                           "old",
                            "b.h5",
                            NULL};
     assert_int_equal(parse_words(c, &err, words), CLI_RUN);
@@ -219,6 +223,8 @@ static void test_cli_every_option(void **state)
     assert_string_equal(c->match, "m.h5");
     assert_string_equal(c->player, "slow");
     assert_true(c->sprt.elo0 == 1 && c->sprt.elo1 == 3);
+    assert_string_equal(c->baseline, "base.h5");
+    assert_string_equal(c->baseline_player, "old");
     free(c);
 }
 
@@ -298,6 +304,8 @@ static void test_cli_refusals(void **state)
          "--freeze: unknown term 'no_such_term'; terms: material psqt_king"},
         {"--sprt", "elo0=x", "run.h5", "elo0 must be a number"},
         {"--weights", "/nonexistent/w", "run.h5", "--weights: /nonexistent/w"},
+        {"--baseline", "b.h5", "run.h5", "--baseline needs --match-report"},
+        {"--baseline-player", "x", "run.h5", "--baseline-player needs --match-report"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *words[] = {cases[i][0], cases[i][1], cases[i][2], NULL};
@@ -306,6 +314,15 @@ static void test_cli_refusals(void **state)
             fail_msg("%s %s: '%s' does not say '%s'", cases[i][0], cases[i][1], err.msg,
                      cases[i][3]);
     }
+    assert_int_equal(
+        parse_words(c, &err,
+                    (const char *[]){"--match-report", "r.h5", "--baseline-player", "old", NULL}),
+        CLI_ERROR);
+    assert_non_null(strstr(err.msg, "--baseline-player needs --baseline"));
+    assert_int_equal(
+        parse_words(c, &err,
+                    (const char *[]){"--match-report", "r.h5", "--baseline", "b.h5", NULL}),
+        CLI_RUN);
     /* --bench and --match-report need no run file; --help and --version stop */
     assert_int_equal(parse_words(c, &err, (const char *[]){"--bench", NULL}), CLI_RUN);
     assert_int_equal(parse_words(c, &err, (const char *[]){"--match-report", "r.h5", NULL}),
@@ -351,6 +368,8 @@ static void test_cli_usage_lists_every_option(void **state)
                                         "--match-report FILE",
                                         "--player NAME",
                                         "--sprt K=V[,K=V...]",
+                                        "--baseline FILE",
+                                        "--baseline-player NAME",
                                         "-h, --help",
                                         "-V, --version"};
     char text[8192];

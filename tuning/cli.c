@@ -138,6 +138,11 @@ static const CliOpt OPTS[] = {
      "Elo, pentanomial counts and SPRT of one player of a\n"
      "finished run (against all others)"},
     {"player", 0, PATH(player), "NAME", "the player (name or weights path; default: player 0)"},
+    {"baseline", 0, PATH(baseline), "FILE",
+     "also compare the player with its result in another run\n"
+     "on the same openings (pair by pair)"},
+    {"baseline-player", 0, PATH(baseline_player), "NAME",
+     "the player in the --baseline run (default: --player)"},
     {"sprt", 0, ACTION(OPT_SPRT), "K=V[,K=V...]",
      "SPRT of the report: elo0, elo1, alpha, beta,\n"
      "model=normalized|logistic (default elo0=0,elo1=2,\n"
@@ -168,6 +173,7 @@ static const char USAGE[] =
     "       mpirun -np N chuhe-tune [options] RUN.h5 [RUN.h5 ...]\n"
     "       chuhe-tune --bench [--bench-positions N] [selection options] [RUN.h5 ...]\n"
     "       chuhe-tune --match-report RUN.h5 [--player NAME] [--sprt elo0=A,elo1=B,...]\n"
+    "                  [--baseline BASE.h5 [--baseline-player NAME]]\n"
     "\n"
     "Fits the evaluation weights to positions of run files: least squares between\n"
     "sigmoid(K * eval) and a label mixing the search score and the game result.\n"
@@ -312,6 +318,11 @@ static bool finish(Cli *c, int nfiles, char **files, CliError *err)
     c->load.seed = c->train.seed; /* --seed sets both */
     c->files = (const char **)files;
     c->nfiles = nfiles;
+    if ((c->baseline || c->baseline_player) && !c->match)
+        return ERROR_SET(err, "%s needs --match-report: it compares that run with another",
+                         c->baseline ? "--baseline" : "--baseline-player");
+    if (c->baseline_player && !c->baseline)
+        return ERROR_SET(err, "--baseline-player needs --baseline (the run it names a player of)");
     if (!c->bench && !c->match && c->nfiles == 0)
         return ERROR_SET(err, "no run files given (chuhe-tune --help lists the options)");
     if (!c->log)

@@ -18,7 +18,7 @@
 #include "train.h"
 
 typedef struct {
-    const char *out, *log, *plot, *ckpt, *weights, *match, *player;
+    const char *out, *log, *plot, *ckpt, *weights, *match, *player, *baseline, *baseline_player;
     SprtParams sprt;
     char log_buf[4096], plot_buf[4096], ckpt_buf[4096];
     int ckpt_every, top;

@@ -476,7 +476,9 @@ int main(int argc, char **argv)
         if (c->dry_run)
             rc = c->match || c->bench ? 0 : check_outputs(c);
         else if (c->match)
-            rc = comm.rank == 0 ? match_report(c->match, c->player, &c->sprt, stdout, stderr) : 0;
+            rc = comm.rank == 0 ? match_report(c->match, c->player, &c->sprt, c->baseline,
+                                               c->baseline_player, stdout, stderr)
+                                : 0;
         else if (c->bench)
             rc = run_bench(c);
         else if ((rc = check_outputs(c)) == 0)

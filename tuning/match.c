@@ -1,5 +1,6 @@
 #include "match.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,13 +19,10 @@ static bool plays(const RunGame *g, uint16_t p)
     return (g->red == p) != (g->black == p);
 }
 
-bool match_count(const char *path, const char *player, StatsCounts *out, int *player_id,
-                 MatchError *err)
+/* The player named player (or whose weights file it is; NULL: player 0) in rf. */
+static bool find_player(RunFile *rf, const char *path, const char *player, uint16_t *id,
+                        MatchError *err)
 {
-    RunError re;
-    RunFile *rf = runfile_open_read(path, &re);
-    if (!rf)
-        return ERROR_SET(err, "%s", re.msg);
     uint16_t np = runfile_player_count(rf), me = np;
     /* a weights file is stored by its absolute path: a relative one names it too */
     char *real = player ? realpath(player, NULL) : NULL;
@@ -41,13 +39,39 @@ bool match_count(const char *path, const char *player, StatsCounts *out, int *pl
         for (uint16_t i = 0; i < np && len < sizeof names; i++)
             len += (size_t)snprintf(names + len, sizeof names - len, "%s'%s'", i ? ", " : "",
                                     runfile_player(rf, i)->name);
-        runfile_close(&rf, &re);
         return player ? ERROR_SET(err,
                                   "%s: no player named '%s' (its players: %s; or give a "
                                   "player's weights file)",
                                   path, player, names)
                       : ERROR_SET(err, "%s: the run has no players", path);
     }
+    *id = me;
+    return true;
+}
+
+/* The run at path, open for reading, and the player in it; NULL after an error on err. */
+static RunFile *open_with_player(const char *path, const char *player, uint16_t *id,
+                                 MatchError *err)
+{
+    RunError re;
+    RunFile *rf = runfile_open_read(path, &re);
+    if (!rf) {
+        ERROR_SET(err, "%s", re.msg);
+        return NULL;
+    }
+    if (!find_player(rf, path, player, id, err))
+        runfile_close(&rf, &re);
+    return rf;
+}
+
+bool match_count(const char *path, const char *player, StatsCounts *out, int *player_id,
+                 MatchError *err)
+{
+    RunError re;
+    uint16_t me;
+    RunFile *rf = open_with_player(path, player, &me, err);
+    if (!rf)
+        return false;
     stats_counts_init(out);
     uint64_t ng = runfile_game_count(rf);
     for (uint64_t id = 0; id < ng; id++) {
@@ -68,12 +92,176 @@ bool match_count(const char *path, const char *player, StatsCounts *out, int *pl
     return true;
 }
 
-int match_report(const char *path, const char *player, const SprtParams *sprt, FILE *out, FILE *err)
+/* One opening's pair of games of the player: the opening's key and the pair's points. */
+typedef struct {
+    uint64_t key;    /* the opening: its start FEN and its opening moves */
+    uint64_t order;  /* the pair's id: openings stored several times pair in this order */
+    int half_points; /* 0..4 */
+} PairScore;
+
+static uint64_t fnv(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *b = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+/* What a game was started from: the start FEN and the moves the opening forced (a book
+ * line or random moves stored as plies of the game). */
+static uint64_t opening_key(const GameRecord *rec)
+{
+    uint64_t h = fnv(0xcbf29ce484222325ULL, rec->start_fen, strlen(rec->start_fen));
+    for (int i = 0; i < rec->nplies && (rec->plies[i].flags & RECORD_FLAG_OPENING); i++) {
+        uint16_t m = (uint16_t)rec->plies[i].move;
+        h = fnv(h, &m, sizeof m);
+    }
+    return h;
+}
+
+static int pair_cmp(const void *a, const void *b)
+{
+    const PairScore *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The player's complete pairs in the run at path, sorted by opening. */
+static bool collect_pairs(const char *path, const char *player, PairScore **out, size_t *n,
+                          int *player_id, MatchError *err)
+{
+    RunError re;
+    uint16_t me;
+    RunFile *rf = open_with_player(path, player, &me, err);
+    if (!rf)
+        return false;
+    uint64_t ng = runfile_game_count(rf);
+    PairScore *ps = calloc(ng / 2 + 1, sizeof *ps);
+    GameRecord *rec = malloc(sizeof *rec);
+    size_t count = 0;
+    bool ok = ps && rec;
+    if (!ok)
+        ERROR_SET(err, "%s: out of memory", path);
+    for (uint64_t id = 0; ok && id < ng; id++) {
+        const RunGame *g = runfile_game(rf, id);
+        uint64_t other;
+        if (g->game_in_pair != 0 || !plays(g, me) ||
+            !runfile_find_game(rf, g->pair_id, 1, &other) || !plays(runfile_game(rf, other), me))
+            continue;
+        int points = (int)score_of(g, me) + (int)score_of(runfile_game(rf, other), me);
+        uint64_t pair_id = g->pair_id;
+        if (!runfile_read_game(rf, id, rec, &re)) {
+            ok = ERROR_SET(err, "%s", re.msg);
+            break;
+        }
+        PairScore *p = &ps[count++];
+        p->key = opening_key(rec);
+        p->order = pair_id;
+        p->half_points = points;
+    }
+    free(rec);
+    if (!runfile_close(&rf, &re) && ok)
+        ok = ERROR_SET(err, "%s", re.msg);
+    if (!ok) {
+        free(ps);
+        return false;
+    }
+    qsort(ps, count, sizeof *ps, pair_cmp);
+    *out = ps;
+    *n = count;
+    *player_id = me;
+    return true;
+}
+
+bool match_compare(const char *path, const char *player, const char *base_path,
+                   const char *base_player, MatchComparison *out, MatchError *err)
+{
+    PairScore *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    memset(out, 0, sizeof *out);
+    if (!collect_pairs(path, player, &a, &na, &out->player, err))
+        return false;
+    if (!collect_pairs(base_path, base_player ? base_player : player, &b, &nb, &out->base_player,
+                       err)) {
+        free(a);
+        return false;
+    }
+    /* merge: equal openings pair off in their stored order */
+    double sum = 0, sum2 = 0, here = 0, base = 0;
+    uint64_t n = 0;
+    for (size_t i = 0, j = 0; i < na && j < nb;) {
+        if (a[i].key < b[j].key) {
+            i++;
+        } else if (a[i].key > b[j].key) {
+            j++;
+        } else {
+            double d = (a[i].half_points - b[j].half_points) / 4.0; /* per game */
+            here += a[i].half_points / 4.0;
+            base += b[j].half_points / 4.0;
+            sum += d;
+            sum2 += d * d;
+            n++;
+            i++;
+            j++;
+        }
+    }
+    free(a);
+    free(b);
+    if (n == 0)
+        return ERROR_SET(err,
+                         "%s and %s: no opening has both its games stored in both runs "
+                         "(compare runs played on the same openings: same book, order and "
+                         "seed)",
+                         path, base_path);
+    out->pairs = n;
+    out->here = here / (double)n;
+    out->base = base / (double)n;
+    out->diff = sum / (double)n;
+    if (n > 1) {
+        double var = (sum2 - sum * sum / (double)n) / (double)(n - 1);
+        out->diff_margin = 1.959964 * sqrt(var > 0 ? var : 0) / sqrt((double)n);
+    }
+    return true;
+}
+
+/* The Elo difference a score per game stands for, the score kept inside (0, 1). */
+static double elo_of(double score)
+{
+    double s = score < 1e-4 ? 1e-4 : score > 1 - 1e-4 ? 1 - 1e-4 : score;
+    return -400.0 * log10(1.0 / s - 1.0);
+}
+
+static void print_comparison(const MatchComparison *m, const char *base_path, FILE *out)
+{
+    fprintf(out, "baseline: %s, player %d: %llu openings with both games in both runs\n", base_path,
+            m->base_player, (unsigned long long)m->pairs);
+    fprintf(out, "score here %.1f %% (Elo %+.1f), in the baseline %.1f %% (Elo %+.1f)\n",
+            100 * m->here, elo_of(m->here), 100 * m->base, elo_of(m->base));
+    double d = elo_of(m->here) - elo_of(m->base);
+    if (m->pairs > 1)
+        fprintf(out,
+                "difference %+.1f +/- %.1f points per 100 games (95 %%), Elo %+.1f "
+                "[%+.1f, %+.1f]\n",
+                100 * m->diff, 100 * m->diff_margin, d,
+                elo_of(m->base + m->diff - m->diff_margin) - elo_of(m->base),
+                elo_of(m->base + m->diff + m->diff_margin) - elo_of(m->base));
+    else
+        fprintf(out,
+                "difference %+.1f points per 100 games, Elo %+.1f (one opening: no "
+                "interval)\n",
+                100 * m->diff, d);
+}
+
+int match_report(const char *path, const char *player, const SprtParams *sprt,
+                 const char *base_path, const char *base_player, FILE *out, FILE *err)
 {
     StatsCounts c;
     int me;
     MatchError me_err;
-    if (!match_count(path, player, &c, &me, &me_err)) {
+    MatchComparison m;
+    if (!match_count(path, player, &c, &me, &me_err) ||
+        (base_path && !match_compare(path, player, base_path, base_player, &m, &me_err))) {
         fprintf(err, "chuhe-tune: %s\n", me_err.msg);
         return 1;
     }
@@ -94,5 +282,7 @@ int match_report(const char *path, const char *player, const SprtParams *sprt, F
     if (need == 0 || text[need - 1] != '\n')
         fputc('\n', out);
     free(text);
+    if (base_path)
+        print_comparison(&m, base_path, out);
     return 0;
 }

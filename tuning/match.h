@@ -9,6 +9,7 @@
 #define CHUHE_MATCH_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "contracts/stats.h"
@@ -24,9 +25,31 @@ typedef struct {
 bool match_count(const char *path, const char *player, StatsCounts *out, int *player_id,
                  MatchError *err);
 
-/* match_count, then the full report (with the SPRT when sprt is not NULL) on out.
- * Returns 0, or 1 after an error on err. */
-int match_report(const char *path, const char *player, const SprtParams *sprt, FILE *out,
-                 FILE *err);
+/*
+ * One player in two runs played on the same openings (e.g. two builds, each against the
+ * same opponent with the same book and seed): the openings whose pair of games is
+ * stored in both runs are matched by start FEN and opening moves (an opening stored k
+ * times in each run: its k-th pair with the k-th), and the pair scores are compared pair
+ * by pair, which removes the openings' own share of the variance from the difference.
+ */
+typedef struct {
+    uint64_t pairs;     /* openings matched: both games stored in both runs */
+    double here, base;  /* the player's score per game on them, 0..1 */
+    double diff;        /* here - base */
+    double diff_margin; /* its 95 % half-width (0 with fewer than 2 pairs) */
+    int player, base_player;
+} MatchComparison;
+
+/* Compares player in the run at path with base_player (NULL: player's name) in the run at
+ * base_path. Fails with a message on err when a file or a player is missing, or when no
+ * opening has its two games stored in both runs. */
+bool match_compare(const char *path, const char *player, const char *base_path,
+                   const char *base_player, MatchComparison *out, MatchError *err);
+
+/* match_count, then the full report (with the SPRT when sprt is not NULL) on out, and
+ * with base_path the comparison with that run (match_compare). Returns 0, or 1 after an
+ * error on err. */
+int match_report(const char *path, const char *player, const SprtParams *sprt,
+                 const char *base_path, const char *base_player, FILE *out, FILE *err);
 
 #endif

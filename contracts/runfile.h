@@ -269,6 +269,11 @@ bool runfile_read_game(RunFile *rf, uint64_t game_id, GameRecord *out, RunError 
  * deterministic players, an opening played twice by the same engines). From a record,
  * or from the run file (flushed or buffered: a game just appended has its key). */
 uint64_t runfile_record_key(const GameRecord *rec);
+/* The key of what a game was started from: its start FEN and the opening's moves (a book
+ * line or random moves, stored as plies flagged RECORD_FLAG_OPENING). Two games have the
+ * same opening key exactly when they began from the same position with the same opening
+ * moves (up to hash collisions), whatever was played after. */
+uint64_t runfile_record_opening_key(const GameRecord *rec);
 bool runfile_game_key(RunFile *rf, uint64_t game_id, uint64_t *key, RunError *err);
 
 /* Reads every position and checks it against its game (game id, ply, result): the full

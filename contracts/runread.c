@@ -161,12 +161,26 @@ static uint64_t key_move(uint64_t h, Move m)
     return key_bytes(h, &v, sizeof v);
 }
 
-uint64_t runfile_record_key(const GameRecord *rec)
+/* The key of the start FEN and the first nplies moves. */
+static uint64_t record_key(const GameRecord *rec, int nplies)
 {
     uint64_t h = key_start(rec->start_fen);
-    for (int i = 0; i < rec->nplies; i++)
+    for (int i = 0; i < nplies; i++)
         h = key_move(h, rec->plies[i].move);
     return h;
+}
+
+uint64_t runfile_record_key(const GameRecord *rec)
+{
+    return record_key(rec, rec->nplies);
+}
+
+uint64_t runfile_record_opening_key(const GameRecord *rec)
+{
+    int n = 0;
+    while (n < rec->nplies && (rec->plies[n].flags & RECORD_FLAG_OPENING))
+        n++;
+    return record_key(rec, n);
 }
 
 bool runfile_game_key(RunFile *rf, uint64_t game_id, uint64_t *key, RunError *err)

@@ -99,26 +99,6 @@ typedef struct {
     int half_points; /* 0..4 */
 } PairScore;
 
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *b = data;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 0x100000001b3ULL;
-    return h;
-}
-
-/* What a game was started from: the start FEN and the moves the opening forced (a book
- * line or random moves stored as plies of the game). */
-static uint64_t opening_key(const GameRecord *rec)
-{
-    uint64_t h = fnv(0xcbf29ce484222325ULL, rec->start_fen, strlen(rec->start_fen));
-    for (int i = 0; i < rec->nplies && (rec->plies[i].flags & RECORD_FLAG_OPENING); i++) {
-        uint16_t m = (uint16_t)rec->plies[i].move;
-        h = fnv(h, &m, sizeof m);
-    }
-    return h;
-}
-
 static int pair_cmp(const void *a, const void *b)
 {
     const PairScore *x = a, *y = b;
@@ -156,7 +136,7 @@ static bool collect_pairs(const char *path, const char *player, PairScore **out,
             break;
         }
         PairScore *p = &ps[count++];
-        p->key = opening_key(rec);
+        p->key = runfile_record_opening_key(rec);
         p->order = pair_id;
         p->half_points = points;
     }
@@ -188,7 +168,7 @@ bool match_compare(const char *path, const char *player, const char *base_path,
         return false;
     }
     /* merge: equal openings pair off in their stored order */
-    double sum = 0, sum2 = 0, here = 0, base = 0;
+    double here = 0, base = 0, sum2 = 0; /* per game */
     uint64_t n = 0;
     for (size_t i = 0, j = 0; i < na && j < nb;) {
         if (a[i].key < b[j].key) {
@@ -196,10 +176,9 @@ bool match_compare(const char *path, const char *player, const char *base_path,
         } else if (a[i].key > b[j].key) {
             j++;
         } else {
-            double d = (a[i].half_points - b[j].half_points) / 4.0; /* per game */
+            double d = (a[i].half_points - b[j].half_points) / 4.0;
             here += a[i].half_points / 4.0;
             base += b[j].half_points / 4.0;
-            sum += d;
             sum2 += d * d;
             n++;
             i++;
@@ -217,40 +196,30 @@ bool match_compare(const char *path, const char *player, const char *base_path,
     out->pairs = n;
     out->here = here / (double)n;
     out->base = base / (double)n;
-    out->diff = sum / (double)n;
     if (n > 1) {
+        double sum = here - base;
         double var = (sum2 - sum * sum / (double)n) / (double)(n - 1);
         out->diff_margin = 1.959964 * sqrt(var > 0 ? var : 0) / sqrt((double)n);
     }
     return true;
 }
 
-/* The Elo difference a score per game stands for, the score kept inside (0, 1). */
-static double elo_of(double score)
-{
-    double s = score < 1e-4 ? 1e-4 : score > 1 - 1e-4 ? 1 - 1e-4 : score;
-    return -400.0 * log10(1.0 / s - 1.0);
-}
-
 static void print_comparison(const MatchComparison *m, const char *base_path, FILE *out)
 {
+    double diff = m->here - m->base, elo_base = stats_logistic_elo(m->base);
     fprintf(out, "baseline: %s, player %d: %llu openings with both games in both runs\n", base_path,
             m->base_player, (unsigned long long)m->pairs);
     fprintf(out, "score here %.1f %% (Elo %+.1f), in the baseline %.1f %% (Elo %+.1f)\n",
-            100 * m->here, elo_of(m->here), 100 * m->base, elo_of(m->base));
-    double d = elo_of(m->here) - elo_of(m->base);
+            100 * m->here, stats_logistic_elo(m->here), 100 * m->base, elo_base);
+    fprintf(out, "difference %+.1f", 100 * diff);
     if (m->pairs > 1)
-        fprintf(out,
-                "difference %+.1f +/- %.1f points per 100 games (95 %%), Elo %+.1f "
-                "[%+.1f, %+.1f]\n",
-                100 * m->diff, 100 * m->diff_margin, d,
-                elo_of(m->base + m->diff - m->diff_margin) - elo_of(m->base),
-                elo_of(m->base + m->diff + m->diff_margin) - elo_of(m->base));
+        fprintf(out, " +/- %.1f points per 100 games (95 %%), Elo %+.1f [%+.1f, %+.1f]\n",
+                100 * m->diff_margin, stats_logistic_elo(m->here) - elo_base,
+                stats_logistic_elo(m->base + diff - m->diff_margin) - elo_base,
+                stats_logistic_elo(m->base + diff + m->diff_margin) - elo_base);
     else
-        fprintf(out,
-                "difference %+.1f points per 100 games, Elo %+.1f (one opening: no "
-                "interval)\n",
-                100 * m->diff, d);
+        fprintf(out, " points per 100 games, Elo %+.1f (one opening: no interval)\n",
+                stats_logistic_elo(m->here) - elo_base);
 }
 
 int match_report(const char *path, const char *player, const SprtParams *sprt,

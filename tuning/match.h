@@ -35,8 +35,7 @@ bool match_count(const char *path, const char *player, StatsCounts *out, int *pl
 typedef struct {
     uint64_t pairs;     /* openings matched: both games stored in both runs */
     double here, base;  /* the player's score per game on them, 0..1 */
-    double diff;        /* here - base */
-    double diff_margin; /* its 95 % half-width (0 with fewer than 2 pairs) */
+    double diff_margin; /* 95 % half-width of here - base (0 with fewer than 2 pairs) */
     int player, base_player;
 } MatchComparison;
 

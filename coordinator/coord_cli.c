@@ -273,23 +273,28 @@ static bool opt_tournament(Translation *t, const char *opt, char **w, int n)
 
 static bool opt_openings(Translation *t, const char *opt, char **w, int n)
 {
-    static const char *const keys[] = {"file", "format", "order", "seed", "start", "plies", NULL};
+    static const char *const keys[] = {"file",  "format", "order",  "seed",
+                                       "start", "plies",  "policy", NULL};
     if (!only_keys(w, n, opt, keys, t->err))
         return false;
     const char *file = kv(w, n, "file"), *format = kv(w, n, "format");
     const char *order = kv(w, n, "order"), *seed = kv(w, n, "seed");
     const char *start = kv(w, n, "start"), *plies = kv(w, n, "plies");
+    const char *policy = kv(w, n, "policy");
     if (!file)
         return ERROR_SET(t->err, "-openings: file= is required");
     if (format && strcmp(format, "epd") && strcmp(format, "pgn"))
         return ERROR_SET(t->err, "-openings: format=%s is not epd or pgn", format);
     if (order && strcmp(order, "sequential") && strcmp(order, "random"))
         return ERROR_SET(t->err, "-openings: order=%s is not sequential or random", order);
+    if (policy && strcmp(policy, "pair") && strcmp(policy, "round"))
+        return ERROR_SET(t->err, "-openings: policy=%s is not pair or round", policy);
     return push2(t, "--openings", file) && (!seed || push2(t, "--seed", seed)) &&
            (!format || push2(t, "--opening-format", format)) &&
            (!order || push2(t, "--opening-order", order)) &&
            (!start || push2(t, "--opening-start", start)) &&
-           (!plies || push2(t, "--opening-plies", plies));
+           (!plies || push2(t, "--opening-plies", plies)) &&
+           (!policy || push2(t, "--opening-policy", policy));
 }
 
 /* -rounds N and -games N: the game count, pushed at the end. */

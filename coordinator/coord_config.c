@@ -221,6 +221,9 @@ static bool check(const CoordConfig *c, CoordError *err)
         strcmp(c->opening_order, "random"))
         return ERROR_SET(err, "--opening-order: '%s' is not sequential or random",
                          c->opening_order);
+    if (c->opening_policy[0] && strcmp(c->opening_policy, "pair") &&
+        strcmp(c->opening_policy, "round"))
+        return ERROR_SET(err, "--opening-policy: '%s' is not pair or round", c->opening_policy);
     if (!c->openings[0] &&
         (c->opening_format[0] || c->opening_order[0] || c->opening_start || c->opening_plies))
         return ERROR_SET(err, "--opening-format, -order, -start and -plies need --openings");

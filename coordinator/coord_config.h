@@ -71,9 +71,12 @@ typedef struct {
     uint64_t engine_nodes[COORD_MAX_ENGINES];
     int engine_depth[COORD_MAX_ENGINES];
     /* Opening files: "epd" or "pgn" ("" by the file name), "sequential" or "random"
-     * order (shuffled by the seed), the 1-based first opening, PGN plies kept. */
+     * order (shuffled by the seed), the 1-based first opening, PGN plies kept. The
+     * policy (file or random openings): "pair" ("" too) gives every pair its own
+     * opening, "round" one opening to every pairing of a tournament round. */
     char opening_format[8];
     char opening_order[16];
+    char opening_policy[8];
     int opening_start;
     int opening_plies;
     char tc[32];                     /* "BASE+INC" seconds, "" for none */

@@ -55,6 +55,9 @@ static const CoordOpt OPTS[] = {
      "format of --openings (default: pgn for a .pgn file, else epd)"},
     {"--opening-order", TEXT, FIELD(opening_order), 0, 0, RUN, "ORDER",
      "sequential (default) or random: shuffled by --seed, the same on a restart"},
+    {"--opening-policy", TEXT, FIELD(opening_policy), 0, 0, RUN, "POLICY",
+     "pair (default): a new opening for every pair; round: one for every round of the "
+     "tournament, so all pairings of a round play it"},
     {"--opening-start", INT, FIELD(opening_start), 0, 1e9, RUN, "N",
      "the first pair plays opening N (1-based, of the order)"},
     {"--opening-plies", INT, FIELD(opening_plies), 0, RECORD_MAX_PLIES, RUN, "N",

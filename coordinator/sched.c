@@ -100,6 +100,7 @@ bool sched_init(Schedule *s, const CoordConfig *cfg, SchedError *err)
     s->seed = cfg->seed;
     s->engines = cfg->engines;
     s->kind = TOUR_ROUNDROBIN;
+    s->per_round = !strcmp(cfg->opening_policy, "round");
     if (cfg->tournament[0] && !tournament_kind_parse(cfg->tournament, &s->kind)) {
         snprintf(err->msg, sizeof err->msg, "unknown tournament '%s'", cfg->tournament);
         return false;
@@ -366,12 +367,15 @@ const Opening *sched_opening(Schedule *s, uint64_t id, SchedError *err)
     Opening *op = malloc(sizeof *op);
     if (!op)
         COORD_FATAL("out of memory for an opening");
+    /* the opening's number: the pair's, or under the round policy its round's, so that
+     * every pairing of the round gets the same file line or the same random line */
+    uint64_t n = s->per_round ? id / tournament_pairings(s->kind, s->engines) : id;
     if (s->list.count > 0) {
-        uint64_t k = (s->first + id) % (uint64_t)s->list.count;
+        uint64_t k = (s->first + n) % (uint64_t)s->list.count;
         *op = s->list.items[s->order ? s->order[k] : k];
     } else {
         OpeningError oerr;
-        if (!opening_random(op, &s->spec, pair_seed(s->seed, id), NULL, &oerr)) {
+        if (!opening_random(op, &s->spec, pair_seed(s->seed, n), NULL, &oerr)) {
             snprintf(err->msg, sizeof err->msg, "pair %llu: no random opening: %s",
                      (unsigned long long)id, oerr.msg);
             free(op);

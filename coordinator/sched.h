@@ -66,6 +66,7 @@ typedef struct {
     OpeningList list; /* from --openings; empty for random openings */
     uint32_t *order;  /* list order for order=random (a seeded shuffle); NULL: file order */
     uint64_t first;   /* the opening (in that order) of pair 0 */
+    bool per_round;   /* --opening-policy round: the opening of pair id is id / pairings */
     RandomOpeningSpec spec;
     Engine *engine; /* for the random openings' score bound; NULL without one */
     uint64_t seed;

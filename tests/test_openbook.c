@@ -385,6 +385,23 @@ static void test_schedule_order_and_strict_files(void **state)
     assert_true(differs > 0);
     assert_false(in_file_order);
 
+    /* the round policy: both pairings of a gauntlet round (3 engines) play its opening,
+     * the next round the next one; the pair policy gives each pair its own */
+    const char *round[] = {"--engines",        "3",    "--tournament", "gauntlet",
+                           "--opening-policy", "round"};
+    const char *pair[] = {"--engines", "3", "--tournament", "gauntlet", "--opening-policy", "pair"};
+    char rd[20][5], pr[20][5];
+    assert_true(sched_for(&s, path, 6, round, &err));
+    first_moves(&s, 20, rd);
+    sched_free(&s);
+    assert_true(sched_for(&s, path, 6, pair, &err));
+    first_moves(&s, 20, pr);
+    sched_free(&s);
+    for (int i = 0; i < 20; i++) {
+        assert_string_equal(rd[i], first[(i / 2) % 10]);
+        assert_string_equal(pr[i], seq[i]);
+    }
+
     const char *past[] = {"--opening-start", "11"};
     assert_false(sched_for(&s, path, 2, past, &err));
     assert_non_null(strstr(err.msg, "10 openings"));

@@ -3,7 +3,8 @@
 # built-in engine with two weights files and bin/chuhe-engine as an external UCI engine)
 # from a PGN book in seeded random order, with the crosstable, the ranking and the
 # per-rank counts in the JSON, every game replayed by `verify`, the same statistics
-# after a restart and the crosstable in the text report; a gauntlet; per-engine node
+# after a restart and the crosstable in the text report; a gauntlet, and one whose
+# challengers share each round's opening (-openings policy=round); per-engine node
 # limits stored in the run file and kept by the workers; and the runs that must not
 # start (a bad book, an SPRT between three engines).
 # Prints TAP. Usage: tests/tournament_e2e.sh <bindir>; CHUHE_TEST_KEEP=1 keeps the logs.
@@ -11,7 +12,7 @@ set -u
 bindir=${1:-bin}
 uci=$(cd "$bindir" && pwd)/chuhe-engine
 . "$(dirname "$0")/support/e2e.sh"
-e2e_begin "tournaments end to end" 17 "$coord" "$worker" "$uci"
+e2e_begin "tournaments end to end" 18 "$coord" "$worker" "$uci"
 nodes=300
 [ "$san" = 1 ] && nodes=150
 
@@ -100,6 +101,23 @@ e2e_run gauntlet "${engines[@]}" -tournament gauntlet -each nodes=$nodes -rounds
 check "gauntlet: base plays cannon and uci, they do not meet" \
     $((rc_c != 0 || rc_w != 0 ||
         $(summary gauntlet | grep -cF '"games":[[0,2,2],[2,0,0],[2,0,0]]') != 1)) "$tmp/gauntlet.out"
+
+# The round policy: both pairings of a gauntlet round play the round's opening, so the
+# two challengers compare opening by opening against the same opponent; under the
+# default policy every pair has its own opening and there is nothing to pair.
+tune=$bindir/chuhe-tune
+e2e_run around "${engines[@]}" -tournament gauntlet -each nodes=$nodes -rounds 2 -maxmoves 120 \
+    -openings file="$tmp/book.pgn" format=pgn plies=4 policy=round
+"$tune" --match-report "$tmp/around.h5" --player cannon --baseline "$tmp/around.h5" \
+    --baseline-player uci >"$tmp/around.cmp" 2>&1
+rc_t=$?
+"$tune" --match-report "$tmp/gauntlet.h5" --player cannon --baseline "$tmp/gauntlet.h5" \
+    --baseline-player uci >"$tmp/apair.cmp" 2>&1
+check "-openings policy=round: the challengers of a gauntlet share each round's opening (2 of 2)" \
+    $((rc_c != 0 || rc_w != 0 || rc_t != 0 ||
+        $(grep -c 'player 2: 2 openings with both games in both runs' "$tmp/around.cmp") != 1 ||
+        $(grep -c 'no opening has both its games stored in both runs' "$tmp/apair.cmp") != 1)) \
+    "$tmp/around.cmp"
 
 # Per-engine node limits.
 e2e_run odds -engine name=small builtin nodes=200 -engine name=big builtin nodes=1500 -games 4 \

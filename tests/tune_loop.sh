@@ -42,8 +42,9 @@ check "the report gives the Elo before and after" $? "$tmp/loop/report.txt"
 
 if [ ${#gauntlet[@]} -gt 0 ]; then
     grep -qE '^ *before: the starting weights .* in 2 games' "$tmp/loop/report.txt" &&
-        grep -qE '^ *after: +the tuned weights .* in 2 games' "$tmp/loop/report.txt"
-    check "the gauntlet against Fairy-Stockfish is reported for both weights" $? \
+        grep -qE '^ *after: +the tuned weights .* in 2 games' "$tmp/loop/report.txt" &&
+        grep -qE '^ *tuned - start on the same openings: [-+][0-9.]+ points' "$tmp/loop/report.txt"
+    check "the gauntlet against Fairy-Stockfish is reported for both weights, paired by opening" $? \
         "$tmp/loop/report.txt"
 else
     skip "the gauntlet against Fairy-Stockfish" "$fsf is not installed"

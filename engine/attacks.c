@@ -20,6 +20,8 @@ Bitboard king_steps_bb[SQUARE_NB];
 Bitboard advisor_steps_bb[SQUARE_NB];
 Bitboard elephant_steps_bb[SQUARE_NB];
 Bitboard horse_attackers_bb[SQUARE_NB];
+Bitboard check_from_bb[SQUARE_NB];
+Bitboard check_to_bb[SQUARE_NB];
 Bitboard soldier_attackers_bb[COLOR_NB][SQUARE_NB];
 
 Bitboard palace_bb[COLOR_NB];
@@ -186,6 +188,12 @@ void attacks_init(void)
         horse_attackers_bb[s] = step_points(&horse_attackers[s]);
         for (Color c = RED; c < COLOR_NB; c++)
             soldier_attackers_bb[c][s] = step_points(&soldier_attackers[c][s]);
+        Bitboard lines = file_bb[sq_file(s)] | rank_bb[sq_rank(s)];
+        Bitboard legs = 0;
+        for (int k = 0; k < horse_attackers[s].n; k++)
+            legs |= bb_square(horse_attackers[s].via[k]);
+        check_from_bb[s] = lines | legs;
+        check_to_bb[s] = lines | horse_attackers_bb[s];
     }
     done = true;
 }

@@ -44,6 +44,12 @@ extern Bitboard advisor_steps_bb[SQUARE_NB];
 extern Bitboard elephant_steps_bb[SQUARE_NB];
 extern Bitboard horse_attackers_bb[SQUARE_NB];
 extern Bitboard soldier_attackers_bb[COLOR_NB][SQUARE_NB];
+/* Where a move must start or end to check a general on s: its file and rank (a line
+ * piece, a screen, the general or a soldier next to it), a horse's points against s, or
+ * a diagonal neighbour of s (a horse leg that a move can clear). A move that touches
+ * neither set cannot give check; pos_gives_check answers the rest. */
+extern Bitboard check_from_bb[SQUARE_NB];
+extern Bitboard check_to_bb[SQUARE_NB];
 
 /* Legal homes of each piece kind, per colour (FEN validation, evaluation). */
 extern Bitboard palace_bb[COLOR_NB];

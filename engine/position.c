@@ -60,6 +60,8 @@ bool pos_gives_check(const Position *pos, Move m)
     Color us = pos->side;
     Square from = move_from(m), to = move_to(m);
     Square ks = pos->king_sq[color_flip(us)];
+    if (!bb_test(check_from_bb[ks], from) && !bb_test(check_to_bb[ks], to))
+        return false;
     unsigned ro, fo;
     pos_lines_after(pos, ks, from, to, &ro, &fo);
     Bitboard occ = (pos->occupied ^ bb_square(from)) | bb_square(to);

@@ -30,7 +30,7 @@ e2e_begin slurm_e2e 9 "$coord" "$worker"
 export PATH=$PATH:/usr/sbin
 # Slurm's own folder, readable by the munge and slurm users (mktemp makes 0700)
 sl=$tmp/slurm
-mkdir -p "$sl/state" "$sl/spool" "$sl/log" "$sl/munge" "$sl/work"
+mkdir -p "$sl/state" "$sl/spool" "$sl/log" "$sl/munge" "$sl/work" "$sl/tmpfs"
 chmod 755 "$tmp" "$sl"
 chown munge:munge "$sl/munge"
 chmod 755 "$sl/munge"
@@ -50,6 +50,7 @@ AuthType=auth/munge
 AuthInfo=socket=$sl/munge/munge.socket
 StateSaveLocation=$sl/state
 SlurmdSpoolDir=$sl/spool
+TmpFS=$sl/tmpfs
 SlurmctldPidFile=$sl/slurmctld.pid
 SlurmdPidFile=$sl/slurmd.pid
 SlurmctldLogFile=$sl/log/slurmctld.log
@@ -149,15 +150,22 @@ grep -q '^chuhe: coordinator on tcp://.*:[0-9][0-9]*, run file' "$sl/work"/full-
 check "the job reports the port the coordinator picked" $? "$(cat "$sl/work"/full-*.log 2>/dev/null)"
 
 section "scancel mid-run, then resume"
-submit part CHUHE_GAMES=4000 CHUHE_NODES=2000 CHUHE_OUT="$sl/work/part.h5"
-# running for 20 s: a few dozen games stored, far from the target
-for _ in $(seq 600); do
+submit part CHUHE_GAMES=4000 CHUHE_NODES=2000 CHUHE_OUT="$sl/work/part.h5" \
+    CHUHE_COORD_ARGS="--progress-interval 0.5"
+# cancelled once its coordinator reports a few games stored (a progress line every
+# 0.5 s in its log), far from the target; at most 3 minutes on a slow machine
+stored() { # the last "games N" of the job's progress lines, 0 before the first
+    local n
+    n=$(sed -n 's/.*  games \([0-9][0-9]*\) .*/\1/p' "$sl/work/chuhe-$job.coordinator.log" 2>/dev/null | tail -n 1)
+    echo "${n:-0}"
+}
+for _ in $(seq 900); do
     js=$(job_state "$job")
-    [ "$js" = RUNNING ] && grep -q '^chuhe: coordinator on' "$sl/work"/part-*.log 2>/dev/null && break
+    [ "$js" = RUNNING ] && [ "$(stored)" -ge 6 ] && break
     case $js in COMPLETED | CANCELLED | FAILED) break ;; esac
     sleep 0.2
 done
-sleep 20
+echo "# the job's coordinator reports $(stored) games stored; scancel"
 scancel "$job"
 wait_job "$job" 120
 [ "$jstate" = CANCELLED ]
@@ -165,7 +173,8 @@ check "scancel ends the running job (state ${jstate:-none})" $? \
     "$(tail -n 20 "$sl/work"/part-*.log "$sl/work/chuhe-$job.coordinator.log" 2>/dev/null)"
 mid=$(verify_games "$sl/work/part.h5")
 [ -n "$mid" ] && [ "$mid" -gt 0 ] && [ "$mid" -lt 4000 ]
-check "after scancel the run file verifies (${mid:-no} games stored of 4000)" $? "$tmp/verify.out"
+check "after scancel the run file verifies (${mid:-no} games stored of 4000)" $? \
+    "$(cat "$tmp/verify.out"; tail -n 20 "$sl/work"/part-*.log "$sl/work/chuhe-$job.coordinator.log" 2>/dev/null)"
 
 target=$(( (${mid:-0} + 11) / 2 * 2 ))
 submit resume CHUHE_GAMES=$target CHUHE_NODES=300 CHUHE_OUT="$sl/work/part.h5"

@@ -635,7 +635,7 @@ SearchResult search_run(Search *s, const Position *root, const SearchLimits *lim
     search_start(s, root, limits);
     lmr_build(s);
 
-    SearchResult res = {MOVE_NONE, MOVE_NONE, VALUE_ZERO, 0, 0, 0};
+    SearchResult res = {MOVE_NONE, MOVE_NONE, VALUE_ZERO, 0, 0, 0, false};
     MoveList legal;
     if (gen_legal(&s->pos, &legal) == 0) {
         res.score = value_mated_in(0);
@@ -675,8 +675,18 @@ SearchResult search_run(Search *s, const Position *root, const SearchLimits *lim
             }
             delta += delta / 2;
         }
-        if (s->aborted && depth > 1)
+        if (s->aborted && depth > 1) {
+            /* The root PV changes only when a finished child search raises alpha: a
+             * move other than the last best one that did so in this unfinished
+             * iteration scored above what the last best move scored or was bounded by
+             * here, at a greater depth. */
+            if (s->stack[0].pv_len > 0 && s->stack[0].pv[0] != res.best) {
+                res.best = s->stack[0].pv[0];
+                res.ponder = s->stack[0].pv_len > 1 ? s->stack[0].pv[1] : MOVE_NONE;
+                res.partial = true;
+            }
             break;
+        }
         uint64_t iteration_nodes = s->nodes - iteration_start;
         prev = v;
         res.score = v;

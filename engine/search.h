@@ -37,9 +37,12 @@ typedef struct {
     Move best;   /* MOVE_NONE when the side to move has no legal move */
     Move ponder; /* MOVE_NONE if unknown */
     Value score;
-    int depth;
+    int depth; /* the last completed iteration */
     uint64_t nodes;
     int64_t time_ms;
+    /* best comes from the unfinished iteration after depth: a root move that beat the
+     * last best move there before time ran out (score and depth stay those of depth) */
+    bool partial;
 } SearchResult;
 
 /* Quiet-move history indexed by the piece moved and its destination. */

@@ -838,6 +838,64 @@ static void test_reported_moves_legal(void **state)
     epd_free(&suite);
 }
 
+/* ---- the move of an unfinished iteration ------------------------------------------- */
+
+/*
+ * Node limits that end searches in the middle of an iteration: the best move is the last
+ * completed iteration's, unless a root move beat it in the unfinished one (partial),
+ * then that move, legal and different, with the depth and score of the completed one.
+ * Across the positions and limits some searches must end that way.
+ */
+static void test_unfinished_iteration(void **state)
+{
+    (void)state;
+    EpdSuite suite;
+    char err[256];
+    if (!epd_load(EPD_PUBLIC_PATH, &suite, err, sizeof err))
+        fail_msg("%s", err);
+    Engine *e = new_engine();
+    int partial = 0, searches = 0;
+    uint64_t top = effort.nodes == FULL_EFFORT.nodes ? 40000 : 20000;
+    for (int i = 0; i < suite.count; i++) {
+        for (uint64_t n = 1000; n <= top; n += n / 8) {
+            set_position(e, suite.entries[i].fen, NULL);
+            engine_new_game(e);
+            InfoLog log;
+            info_log_init(&log, e);
+            SearchLimits l = node_limits(n);
+            SearchResult r = search_logged(e, &l, &log);
+            searches++;
+            expect_reports_legal(&log);
+            assert_true(log.have_last);
+            if (!move_is_legal(log.root, r.best))
+                fail_msg("line %d, %llu nodes: best move illegal", suite.entries[i].line,
+                         (unsigned long long)n);
+            assert_int_equal(r.depth, log.last.depth);
+            assert_int_equal(r.score, log.last.score);
+            if (r.partial) {
+                partial++;
+                if (r.best == log.last.pv[0])
+                    fail_msg("line %d: a partial result with the completed iteration's move",
+                             suite.entries[i].line);
+                if (r.ponder != MOVE_NONE) {
+                    Move two[2] = {r.best, r.ponder};
+                    assert_int_equal(replay(log.root, two, 2, NULL), -1);
+                }
+            } else if (r.best != log.last.pv[0]) {
+                fail_msg("line %d: the best move is neither the last report's nor partial",
+                         suite.entries[i].line);
+            }
+            info_log_free(&log);
+        }
+    }
+    print_message("# %d of %d searches ended with a move of their unfinished iteration\n", partial,
+                  searches);
+    if (partial == 0)
+        fail_msg("no search of %d ended with a move of an unfinished iteration", searches);
+    engine_free(&e);
+    epd_free(&suite);
+}
+
 static void pick_effort(void)
 {
     const char *quick = getenv("CHUHE_TEST_QUICK");
@@ -874,6 +932,7 @@ int main(void)
         cmocka_unit_test(test_tt_hashfull),
         cmocka_unit_test(test_hash_sizes),
         cmocka_unit_test(test_reported_moves_legal),
+        cmocka_unit_test(test_unfinished_iteration),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

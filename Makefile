@@ -315,6 +315,7 @@ bench: all $(BINDIR)/tests/tools/ingest_load
 	scripts/bench-perft $(BINDIR)
 	$(BINDIR)/chuhe-engine bench
 	scripts/bench-search $(BINDIR)
+	scripts/bench-mates $(BINDIR)
 	$(BINDIR)/chuhe-tune --bench
 	scripts/bench-scaling --bindir $(BINDIR)
 	scripts/bench-ingest --bindir $(BINDIR)
@@ -351,8 +352,9 @@ help:
 	@echo '  check         build and run every test in tests/ (alias: test)'
 	@echo '  check-san     check with AddressSanitizer and UBSan (MODE=san, binaries in bin/san/)'
 	@echo '  check-debug   check with -O1 and CHUHE_DEBUG (MODE=debug, binaries in bin/debug/)'
-	@echo '  bench         perft and search speed, side by side with Fairy-Stockfish; tuner speed;'
-	@echo '                self-play scaling; what one coordinator stores (scripts/bench-ingest)'
+	@echo '  bench         perft and search speed and mates found (scripts/bench-mates), side by side with'
+	@echo '                Fairy-Stockfish; tuner speed; self-play scaling; what one coordinator stores'
+	@echo '                (scripts/bench-ingest)'
 	@echo '  fuzz          build the libFuzzer harnesses (clang) and run each for FUZZ_TIME s (default 60)'
 	@echo '  fuzz-smoke    replay tests/fuzz/regress, run each harness FUZZ_SMOKE_TIME s (default 20) (CI)'
 	@echo '  fuzz-merge    minimize the corpora grown by make fuzz into tests/fuzz/corpus/'

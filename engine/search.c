@@ -271,11 +271,11 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
     Move m;
     while ((m = movepick_next(&mp)) != MOVE_NONE) {
         if (!in_check && mp.next <= ncaptures) {
-            /* a capture that cannot lift the score to alpha, or loses material, waits */
+            /* a capture that cannot lift the score to alpha, or loses material, waits,
+             * unless it checks (the sacrifice that opens a mate) */
             Value gain = SEE_VALUE[piece_type(pos_piece_on(pos, move_to(m)))];
-            if (stand_pat + gain + s->sp.qs_futility_margin <= alpha)
-                continue;
-            if (!see_ge(pos, m, 0))
+            if ((stand_pat + gain + s->sp.qs_futility_margin <= alpha || !see_ge(pos, m, 0)) &&
+                !pos_gives_check(pos, m))
                 continue;
         }
         make_move(s, ply, m);
@@ -421,15 +421,18 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
         bool capture = pos_is_capture(pos, m);
         int hist = capture ? 0 : movepick_quiet_score(s, pos, m, ply);
 
-        /* shallow pruning, once a move has kept us from being mated */
-        if (!root && best > VALUE_MATED_IN_MAX_PLY && !in_check) {
+        /* shallow pruning, once a move has kept us from being mated. Checks are never
+         * pruned here: xiangqi's mates run through checks that give material away (a
+         * chariot or cannon sacrificed on the palace), which the exchange count calls
+         * losing. */
+        if (!root && best > VALUE_MATED_IN_MAX_PLY && !in_check && !pos_gives_check(pos, m)) {
             if (!capture) {
                 int lmp = (sp->lmp_base + depth * depth) / (2 - improving);
-                if (depth <= sp->lmp_depth && move_count > lmp && !pos_gives_check(pos, m))
+                if (depth <= sp->lmp_depth && move_count > lmp)
                     continue;
                 if (depth <= sp->fut_depth &&
                     ss->static_eval + sp->fut_base + sp->fut_margin * depth <= alpha &&
-                    hist < sp->fut_history && !pos_gives_check(pos, m))
+                    hist < sp->fut_history)
                     continue;
                 if (depth <= sp->see_quiet_depth &&
                     !see_ge(pos, m, -sp->see_quiet_margin * depth * depth))

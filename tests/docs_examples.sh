@@ -59,6 +59,7 @@
 #   scripts/tune-loop         --games 4 --nodes 300 --match-games 2
 #   scripts/bench-perft       --depth 3 --runs 1
 #   scripts/bench-search      --movetime 100 --rounds 1
+#   scripts/bench-mates       --nodes 2000
 #   scripts/perft-crosscheck  --max-depth 2 --time 0.2
 #   scripts/make-openings     --nodes 300
 #   scripts/soak              -n 4 --jobs 2
@@ -210,6 +211,7 @@ small() {
             ["scripts/chuhe-run", "--nodes 300", "--drain-timeout 2"],
             ["scripts/bench-perft", "--depth 3", "--runs 1"],
             ["scripts/bench-search", "--movetime 100", "--rounds 1"],
+            ["scripts/bench-mates", "--nodes 2000"],
             ["scripts/perft-crosscheck", "--max-depth 2", "--time 0.2"],
             ["scripts/make-openings", "--nodes 300"],
             ["scripts/soak", "-n 4", "--jobs 2"],

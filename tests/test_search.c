@@ -211,6 +211,21 @@ static const MateCase MATES[] = {
     {"4k4/7N1/9/9/9/9/2C6/9/9/3K5 w - - 0 1", 3, "cannon and horse"},
     {"3k5/9/9/5P3/3P5/9/8P/9/9/3K5 w - - 0 1", 3, "three soldiers"},
     {"3k3P1/9/9/9/3P1P3/9/9/9/9/3K5 w - - 0 1", 3, "three soldiers, flying general"},
+    /* from chuhe's games against Fairy-Stockfish, where the search pruned them away: the
+     * mating line runs through a check that gives material away (go depth 22 for the
+     * first: Fairy-Stockfish sees it from depth 17) */
+    {"3ak1b2/4a4/b1N2n3/9/C1p2P3/4p2R1/5r3/2C1c4/3r5/1RBAKA2p b - - 1 41", 2,
+     "chariot sacrificed on e1 under the other chariot"},
+    {"2ba1k1Cr/2N1a4/2n1bc1R1/p3p1p1p/2p1c4/P8/5r2P/2C1B4/4A4/RN1AK1B2 b - - 9 19", 2,
+     "Black's chariot and two cannons"},
+    {"3a1kb2/4a1N2/2R1b4/4p3p/p1p6/2P2rP1P/P2rc4/N3B4/4A4/2B1KA1R1 b - - 0 28", 2,
+     "Black's two chariots and a cannon"},
+    {"cr1ak1b2/4a4/4b3n/p2R4p/2p1CR3/7p1/4P3P/2N6/9/2BAKAr2 w - - 2 27", 3,
+     "two chariots and a cannon"},
+    {"2bak3r/4a4/n3b4/p3C3p/3N2p2/6P2/P3P3P/nrcABR3/7R1/2BA1K3 w - - 2 23", 3,
+     "two chariots, horse and cannon"},
+    {"2bak4/4a4/n1c1b4/p1p5p/5Rp2/P3C4/2P1P1P1P/cr4N2/4A4/2BAK1B2 w - - 0 17", 3,
+     "chariot and cannon against the palace"},
 };
 
 /* Searches a mate position, checks the score's distance, then plays the PV out to a

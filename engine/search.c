@@ -511,6 +511,7 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
                 best_move = m;
                 if (root) {
                     s->root_best_nodes = s->nodes - nodes_before;
+                    s->root_best_value = v;
                     s->root_best_changes += move_count > 1;
                 }
                 if (pv_node)
@@ -550,7 +551,10 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
 
 /* ---- iterative deepening -------------------------------------------------------- */
 
-static void report(Search *s, const SearchCallbacks *cb, int depth, Value v, Bound bound)
+/* One report to the caller: depth, score and bound of a root search, its line pv[0..len),
+ * and the nodes and milliseconds spent so far. */
+static void report_line(Search *s, const SearchCallbacks *cb, int depth, Value v, Bound bound,
+                        const Move *pv, int len)
 {
     if (!cb || !cb->on_info)
         return;
@@ -562,9 +566,15 @@ static void report(Search *s, const SearchCallbacks *cb, int depth, Value v, Bou
     info.nodes = s->nodes;
     info.time_ms = time_now_ms() - s->start_ms;
     info.hashfull = tt_hashfull(s->tt);
-    info.pv_len = s->stack[0].pv_len;
-    memcpy(info.pv, s->stack[0].pv, (size_t)info.pv_len * sizeof(Move));
+    info.pv_len = len;
+    memcpy(info.pv, pv, (size_t)len * sizeof(Move));
     cb->on_info(cb->ctx, &info);
+}
+
+/* The report of the root's current line. */
+static void report(Search *s, const SearchCallbacks *cb, int depth, Value v, Bound bound)
+{
+    report_line(s, cb, depth, v, bound, s->stack[0].pv, s->stack[0].pv_len);
 }
 
 /* What every search starts from: the root, the limits, a new TT generation and an
@@ -688,6 +698,13 @@ SearchResult search_run(Search *s, const Position *root, const SearchLimits *lim
                 res.ponder = s->stack[0].pv_len > 1 ? s->stack[0].pv[1] : MOVE_NONE;
                 res.partial = true;
             }
+            /* The last report names the move played and counts every node and millisecond
+             * of the search: that move's line, its value a lower bound at this depth, or
+             * the completed iteration's again. */
+            if (res.partial)
+                report(s, cb, depth, s->root_best_value, BOUND_LOWER);
+            else
+                report_line(s, cb, res.depth, res.score, BOUND_EXACT, best_pv, best_pv_len);
             break;
         }
         uint64_t iteration_nodes = s->nodes - iteration_start;

@@ -96,6 +96,7 @@ typedef struct Search {
      * the current iteration, and the nodes of the move that became best last */
     int root_best_changes;
     uint64_t root_best_nodes;
+    Value root_best_value; /* the value of the root move that last raised alpha */
 } Search;
 
 /* Forgets what earlier searches learnt (histories); the TT is cleared separately. */

@@ -20,9 +20,9 @@ TimePlan time_plan(const SearchLimits *l, Color us, int64_t overhead, int game_p
     TimePlan p = {0, 0};
     if (l->infinite)
         return p;
-    if (l->movetime > 0) {
+    if (l->movetime > 0) { /* searched to its end, as the UCI says: no optimum */
         int64_t t = l->movetime - overhead;
-        p.optimum = p.maximum = t < 1 ? 1 : t;
+        p.maximum = t < 1 ? 1 : t;
         return p;
     }
     if (l->time[us] < 0)

@@ -21,7 +21,7 @@ typedef struct {
 } SearchLimits;
 
 typedef struct {
-    int64_t optimum; /* ms; 0: no time limit */
+    int64_t optimum; /* ms; 0: none (no limit, or a fixed time a move, searched to its end) */
     int64_t maximum; /* ms; 0: no time limit */
 } TimePlan;
 

@@ -30,6 +30,7 @@
 #include "notation.h"
 #include "position.h"
 #include "tests/support/epd.h"
+#include "timeman.h"
 #include "tt.h"
 
 typedef struct {
@@ -125,6 +126,8 @@ typedef struct {
     SearchInfo last; /* the last report with an exact score */
     bool have_last;
     int last_depth;      /* depth of the last report of any kind */
+    Move last_move;      /* the first move of its line (MOVE_NONE for none) */
+    uint64_t last_nodes; /* and its nodes */
     atomic_int reported; /* read by another thread in the stop test */
 } InfoLog;
 
@@ -149,6 +152,8 @@ static void on_info(void *ctx, const SearchInfo *info)
     InfoLog *log = ctx;
     log->infos++;
     log->last_depth = info->depth;
+    log->last_move = info->pv_len > 0 ? info->pv[0] : MOVE_NONE;
+    log->last_nodes = info->nodes;
     if (info->pv_len < 0 || info->pv_len > MAX_PLY) {
         log->bad_infos++;
         snprintf(log->why, sizeof log->why, "depth %d: pv_len %d", info->depth, info->pv_len);
@@ -557,6 +562,22 @@ static void test_time_limits(void **state)
         fail_msg("a 1 s clock took %lld ms", (long long)dt);
     assert_true(move_is_legal(engine_position(e), r.best));
     engine_free(&e);
+
+    /* a fixed time a move is searched to its end (less the overhead): no optimum at
+     * which to stop before it */
+    time_limits_clear(&l);
+    l.movetime = 1000;
+    TimePlan p = time_plan(&l, RED, 10, 0);
+    assert_int_equal(p.optimum, 0);
+    assert_int_equal(p.maximum, 990);
+    /* a clock: an optimum, at most the maximum, below the time left */
+    time_limits_clear(&l);
+    l.time[RED] = l.time[BLACK] = 10000;
+    l.inc[RED] = l.inc[BLACK] = 100;
+    p = time_plan(&l, RED, 10, 0);
+    if (p.optimum <= 0 || p.optimum > p.maximum || p.maximum >= 10000)
+        fail_msg("10 s + 0.1 s: optimum %lld, maximum %lld ms", (long long)p.optimum,
+                 (long long)p.maximum);
 }
 
 /* ---- the game rules inside the tree ------------------------------------------------------ */
@@ -859,6 +880,7 @@ static void test_reported_moves_legal(void **state)
  * Node limits that end searches in the middle of an iteration: the best move is the last
  * completed iteration's, unless a root move beat it in the unfinished one (partial),
  * then that move, legal and different, with the depth and score of the completed one.
+ * Either way the last report names the move played and counts every node searched.
  * Across the positions and limits some searches must end that way.
  */
 static void test_unfinished_iteration(void **state)
@@ -887,6 +909,14 @@ static void test_unfinished_iteration(void **state)
                          (unsigned long long)n);
             assert_int_equal(r.depth, log.last.depth);
             assert_int_equal(r.score, log.last.score);
+            /* the last report of all names the move played and counts every node */
+            if (log.last_move != r.best || log.last_nodes != r.nodes)
+                fail_msg("line %d, %llu nodes: the last report has %llu nodes and %s the best "
+                         "move (%llu nodes searched)",
+                         suite.entries[i].line, (unsigned long long)n,
+                         (unsigned long long)log.last_nodes,
+                         log.last_move == r.best ? "starts with" : "does not start with",
+                         (unsigned long long)r.nodes);
             if (r.partial) {
                 partial++;
                 if (r.best == log.last.pv[0])

@@ -98,6 +98,12 @@ t0=$(now_ms)
 engine_send "go movetime 300"
 engine_expect '^bestmove [a-i][0-9]' 3000
 check "go movetime 300 returns a move ($(($(now_ms) - t0)) ms)" $? "$got"
+# a search stopped in the middle of an iteration reports once more: its last info line
+# names the move played
+last=$(grep '^info depth' <<<"$got" | tail -1)
+[ "$(grep -oE ' pv [a-i][0-9][a-i][0-9]' <<<"$last" | cut -c5-)" = \
+    "$(grep -oE '^bestmove [a-i][0-9][a-i][0-9]' <<<"$got" | cut -c10-)" ]
+check "go movetime 300: the last info line's PV starts with the best move" $? "$got"
 
 t0=$(now_ms)
 engine_send ucinewgame "position startpos moves h2e2 h9g7" "go wtime 1000 btime 1000 winc 10 binc 10"

@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "rules.h"
+#include "textesc.h"
 
 /* ------------------------------------------------------------------------------------
  * The schema: one column table per dataset. The file compound type (packed, explicit
@@ -461,9 +462,11 @@ bool runcols_check_reasons(hid_t games, const char *path, RunError *err)
         ok = true;
         for (int r = 0; ok && r < n; r++) {
             names[r][RUNFILE_REASON_NAME_SIZE - 1] = '\0';
+            char shown[RUNFILE_REASON_NAME_SIZE * 4];
+            textesc_printable(shown, sizeof shown, names[r]);
             if (strcmp(names[r], rules_reason_name((Reason)r)))
                 ok = ERROR_SET(err, "%s: reason %d is \"%s\" in the file but \"%s\" here", path, r,
-                               names[r], rules_reason_name((Reason)r));
+                               shown, rules_reason_name((Reason)r));
         }
     }
     runcols_close_id(&mt, H5Tclose);

@@ -289,6 +289,11 @@ bool runfile_verify(RunFile *rf, RunError *err);
  */
 bool runfile_spsa_begin(RunFile *rf, const RunSpsaParam *params, int n, RunError *err);
 
+/* Whether name can name a tuned parameter: 1 to 63 bytes of printable ASCII without '=',
+ * ';' or ',' (it becomes an engine option, a column of the values file and a plot's
+ * key). A file whose /spsa_params holds another is refused as damaged. */
+bool runfile_spsa_name_ok(const char *name);
+
 /* The tuned parameters; 0 outside an SPSA run. */
 int runfile_spsa_param_count(const RunFile *rf);
 const RunSpsaParam *runfile_spsa_param(const RunFile *rf, int i);

@@ -16,6 +16,7 @@
 #include "runcols.h"
 #include "runfence.h"
 #include "runfile.h"
+#include "textesc.h"
 #include "runhandle.h"
 
 enum { SPSA_READ_BLOCK = 256, SPSA_TAIL_MAX = 1 << 20 };
@@ -25,10 +26,18 @@ static bool is_spsa(const RunFile *rf)
     return rf->ds[RUNCOLS_SPSA].dset >= 0;
 }
 
+bool runfile_spsa_name_ok(const char *name)
+{
+    for (const char *c = name; *c; c++)
+        if (*c < 0x20 || *c > 0x7e || *c == '=' || *c == ';' || *c == ',')
+            return false;
+    return name[0] != '\0' && strlen(name) < RUNFILE_NAME_SIZE;
+}
+
 static bool param_ok(const RunSpsaParam *p, int i)
 {
-    return p->param_id == i && runcols_terminated(p->name, sizeof p->name) && p->name[0] &&
-           runcols_terminated(p->type, sizeof p->type) &&
+    return p->param_id == i && runcols_terminated(p->name, sizeof p->name) &&
+           runfile_spsa_name_ok(p->name) && runcols_terminated(p->type, sizeof p->type) &&
            (!strcmp(p->type, "int") || !strcmp(p->type, "float")) && p->min < p->max &&
            p->start >= p->min && p->start <= p->max && p->c_end > 0 && p->r_end > 0;
 }
@@ -44,9 +53,12 @@ bool runfile_spsa_begin(RunFile *rf, const RunSpsaParam *params, int n, RunError
     for (int i = 0; i < n; i++) {
         rf->sparams[i] = params[i];
         rf->sparams[i].param_id = (uint16_t)i;
-        if (!param_ok(&rf->sparams[i], i))
-            return ERROR_SET(err, "%s: SPSA parameter %d (%.63s) is malformed", rf->path, i,
-                             params[i].name);
+        if (!param_ok(&rf->sparams[i], i)) {
+            char raw[RUNFILE_NAME_SIZE], name[RUNFILE_NAME_SIZE * 4];
+            snprintf(raw, sizeof raw, "%.*s", RUNFILE_NAME_SIZE - 1, params[i].name);
+            textesc_printable(name, sizeof name, raw);
+            return ERROR_SET(err, "%s: SPSA parameter %d (%s) is malformed", rf->path, i, name);
+        }
     }
     RunQuiet q = runcols_quiet_begin();
     bool untouched;

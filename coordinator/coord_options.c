@@ -10,6 +10,7 @@
 #include "numparse.h"
 #include "opening.h"
 #include "record.h"
+#include "textesc.h"
 
 /* Short names for the table's rows, undefined after it. */
 #define FIELD(f) offsetof(CoordConfig, f), sizeof(((CoordConfig *)0)->f)
@@ -305,9 +306,14 @@ bool coord_options_set(CoordConfig *c, const CoordOpt *o, const char *text, Coor
     case COORD_OPT_TEXT:
         if (strlen(text) >= o->size)
             return ERROR_SET(err, "%s: longer than %zu bytes", o->name, o->size - 1);
-        for (const char *p = text; *p; p++)
-            if ((unsigned char)*p < 0x20 || *p == 0x7f)
-                return ERROR_SET(err, "%s: control character in '%s'", o->name, text);
+        if (!textesc_plain(text)) {
+            char shown[COORD_PATH_MAX];
+            textesc_printable(shown, sizeof shown, text);
+            return ERROR_SET(err,
+                             "%s: '%s' holds a control character (shown as \\xNN); give "
+                             "printable text",
+                             o->name, shown);
+        }
         snprintf(coord_options_field(c, o), o->size, "%s", text);
         return true;
     case COORD_OPT_FLAG:

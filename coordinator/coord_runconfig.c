@@ -6,6 +6,7 @@
 #include "coord_json.h"
 #include "coord_options.h"
 #include "error.h"
+#include "textesc.h"
 
 /* Whether o is stored: a run setting, not the --weights shorthand. */
 static bool stored_setting(const CoordOpt *o)
@@ -173,7 +174,7 @@ static bool member(Json *j, CoordConfig *c, bool *format_seen)
     return true;
 }
 
-bool coord_runconfig_read(CoordConfig *c, const char *text, CoordError *err)
+static bool read_object(CoordConfig *c, const char *text, CoordError *err)
 {
     Json j = {text, err};
     bool format_seen = false;
@@ -199,6 +200,19 @@ bool coord_runconfig_read(CoordConfig *c, const char *text, CoordError *err)
     if (*j.p)
         return ERROR_SET(err, "run_config: text after the object");
     return format_seen ? true : ERROR_SET(err, "run_config: no format key (not a chuhe run file?)");
+}
+
+bool coord_runconfig_read(CoordConfig *c, const char *text, CoordError *err)
+{
+    if (read_object(c, text, err))
+        return true;
+    /* the message may quote a damaged file's bytes: shown, never sent to a terminal */
+    if (err) {
+        char raw[sizeof err->msg];
+        memcpy(raw, err->msg, sizeof raw);
+        textesc_printable(err->msg, sizeof err->msg, raw);
+    }
+    return false;
 }
 
 /* The option's value as text, for messages. */

@@ -9,6 +9,7 @@
 #include "array.h"
 #include "coord_log.h"
 #include "error.h"
+#include "textesc.h"
 
 void reportpage_row(ReportTable *t, const char *label, const double *values)
 {
@@ -16,7 +17,8 @@ void reportpage_row(ReportTable *t, const char *label, const double *values)
     if (!array_reserve((void **)&t->rows, &t->cap, need, sizeof *t->rows, 32))
         COORD_FATAL("out of memory for %zu report rows", need);
     ReportRow *row = &t->rows[t->nrows++];
-    snprintf(row->label, sizeof row->label, "%s", label);
+    /* labels may quote a run file (player names): kept printable for every output */
+    textesc_printable(row->label, sizeof row->label, label);
     for (int c = 1; c < t->ncols; c++)
         row->v[c] = values[c - 1];
 }
@@ -89,16 +91,17 @@ bool reportpage_have_gnuplot(void)
     return have;
 }
 
-/* s as a gnuplot string in single quotes (a quote is doubled). */
-static void gp_string(FILE *g, const char *s)
+/* A label as a quoted column of a data block. A data file has no escape for a double
+ * quote (it becomes a single one) and a line break would end the block, letting what
+ * follows run as commands: the label's printable form only. */
+static void gp_datum(FILE *g, const char *label)
 {
-    fputc('\'', g);
-    for (; *s; s++) {
-        if (*s == '\'')
-            fputc('\'', g);
-        fputc(*s, g);
-    }
-    fputc('\'', g);
+    char text[REPORT_LABEL_SIZE * 4];
+    textesc_printable(text, sizeof text, label);
+    fputc('"', g);
+    for (const char *c = text; *c; c++)
+        fputc(*c == '"' ? '\'' : *c, g);
+    fputc('"', g);
 }
 
 /* The rows as an inline data block $d: the label in quotes, then the values. */
@@ -106,7 +109,7 @@ static void gp_data(FILE *g, const ReportTable *t)
 {
     fprintf(g, "$d << EOD\n");
     for (int r = 0; r < t->nrows; r++) {
-        fprintf(g, "\"%s\"", t->rows[r].label); /* labels are the report's own, no quotes */
+        gp_datum(g, t->rows[r].label);
         for (int c = 1; c < t->ncols; c++)
             fprintf(g, isnan(t->rows[r].v[c]) ? " NaN" : " %.10g", t->rows[r].v[c]);
         fprintf(g, "\n");
@@ -117,13 +120,13 @@ static void gp_data(FILE *g, const ReportTable *t)
 static void gp_script(FILE *g, const ReportTable *t, const char *png)
 {
     fprintf(g, "set terminal png size 900,520 font ',10'\nset output ");
-    gp_string(g, png);
+    textesc_gnuplot(g, png);
     fprintf(g, "\nset title ");
-    gp_string(g, t->title);
+    textesc_gnuplot(g, t->title);
     fprintf(g, " noenhanced\nset xlabel ");
-    gp_string(g, t->xlabel);
+    textesc_gnuplot(g, t->xlabel);
     fprintf(g, " noenhanced\nset ylabel ");
-    gp_string(g, t->ylabel);
+    textesc_gnuplot(g, t->ylabel);
     fprintf(g, " noenhanced\nset grid ytics\nset key top right noenhanced\n");
     gp_data(g, t);
     if (t->plot == REPORT_PLOT_SIGMOID) {
@@ -148,9 +151,9 @@ static void gp_script(FILE *g, const ReportTable *t, const char *png)
     fprintf(g, "plot ");
     for (int c = 1; c <= t->plotted && c < t->ncols; c++) {
         fprintf(g, "%s$d using %d%s lc rgb ", c > 1 ? ", " : "", c + 1, c == 1 ? ":xtic(1)" : "");
-        gp_string(g, t->colors[c] ? t->colors[c] : "#3182ce");
+        textesc_gnuplot(g, t->colors[c] ? t->colors[c] : "#3182ce");
         fprintf(g, " title ");
-        gp_string(g, t->cols[c]);
+        textesc_gnuplot(g, t->cols[c]);
     }
     fprintf(g, "\n");
 }
@@ -160,6 +163,8 @@ bool reportpage_plot(const ReportTable *t, const char *png, char *err, size_t si
     if (!reportpage_have_gnuplot())
         return error_set(err, size,
                          "gnuplot is not installed (scripts/install-deps installs gnuplot-nox)");
+    if (!textesc_plain(png))
+        return error_set(err, size, "a picture's path with a control character is not drawn");
     FILE *g = popen("gnuplot >/dev/null 2>&1", "w");
     if (!g)
         return error_set(err, size, "cannot start gnuplot: %s", strerror(errno));

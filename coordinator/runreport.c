@@ -15,6 +15,7 @@
 #include "outpath.h"
 #include "position.h"
 #include "rules.h"
+#include "textesc.h"
 
 enum { READ_BLOCK = 65536 }; /* positions per read */
 
@@ -86,7 +87,9 @@ bool runreport_collect(RunFile *rf, RunReport *rep, RunError *err)
     runstats_set_engines(&rep->stats, rep->players);
     for (int e = 0; e < rep->players && e < XT_MAX; e++) {
         const RunPlayer *pl = runfile_player(rf, (uint16_t)e);
-        crosstable_set_name(&rep->stats.table, e, pl ? pl->name : "");
+        char name[XT_NAME_SIZE];
+        textesc_printable(name, sizeof name, pl ? pl->name : "");
+        crosstable_set_name(&rep->stats.table, e, name);
     }
     uint64_t n = runfile_game_count(rf);
     for (uint64_t id = 0; id < n; id++) {
@@ -437,17 +440,23 @@ static bool check_outputs(const char *dir, const char *run, bool force)
     return true;
 }
 
+/* The run's own words (created, engine version), printable: they come from the file. */
 static void heading(RunFile *rf, const RunReport *rep, char *buf, size_t size)
 {
-    size_t n =
-        (size_t)snprintf(buf, size,
-                         "run %s\nrun id %016" PRIx64 ", created %s, engine version %s\n"
-                         "%" PRIu64 " games, %" PRIu64 " positions, %d players:",
-                         runfile_path(rf), runfile_run_id(rf), runfile_created(rf),
-                         runfile_engine_version(rf), rep->games, rep->positions, rep->players);
+    char path[COORD_PATH_MAX * 4], created[256], version[256];
+    textesc_printable(path, sizeof path, runfile_path(rf));
+    textesc_printable(created, sizeof created, runfile_created(rf));
+    textesc_printable(version, sizeof version, runfile_engine_version(rf));
+    size_t n = (size_t)snprintf(buf, size,
+                                "run %s\nrun id %016" PRIx64 ", created %s, engine version %s\n"
+                                "%" PRIu64 " games, %" PRIu64 " positions, %d players:",
+                                path, runfile_run_id(rf), created, version, rep->games,
+                                rep->positions, rep->players);
     for (int p = 0; p < rep->players && n < size; p++) {
         const RunPlayer *pl = runfile_player(rf, (uint16_t)p);
-        n += (size_t)snprintf(buf + n, size - n, "%s %s", p ? "," : "", pl ? pl->name : "?");
+        char name[RUNFILE_NAME_SIZE * 4];
+        textesc_printable(name, sizeof name, pl ? pl->name : "?");
+        n += (size_t)snprintf(buf + n, size - n, "%s %s", p ? "," : "", name);
     }
 }
 

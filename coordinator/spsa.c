@@ -155,9 +155,8 @@ static bool parse_line(char *text, RunSpsaParam *p, char *why, size_t size)
     const char *name = field[0];
     if (!name[0] || strlen(name) >= sizeof p->name)
         return error_set(why, size, "the name must have 1 to %zu characters", sizeof p->name - 1);
-    for (const char *c = name; *c; c++)
-        if (*c < 0x20 || *c > 0x7e || *c == '=' || *c == ';')
-            return error_set(why, size, "'%s': a name is printable ASCII without '=' or ';'", name);
+    if (!runfile_spsa_name_ok(name))
+        return error_set(why, size, "a name is printable ASCII without '=' or ';'");
     snprintf(p->name, sizeof p->name, "%s", name);
     int at = n - 5;
     if (n == 7 && strcmp(field[1], "int") && strcmp(field[1], "float"))

@@ -10,6 +10,7 @@
 
 #include "error.h"
 #include "outpath.h"
+#include "textesc.h"
 
 enum { PROGRESS_PARAMS = 3 };
 
@@ -90,8 +91,8 @@ bool spsa_report_write(const Spsa *s, const char *path, CoordError *err)
 
 bool spsa_report_plot(const Spsa *s, const char *png, const char *run, CoordError *err)
 {
-    if (strchr(png, '\''))
-        return ERROR_SET(err, "%s: a plot path with a quote is not supported", png);
+    if (!textesc_plain(png))
+        return ERROR_SET(err, "--plot: a path with a control character is not given to gnuplot");
     /* gnuplot missing or failing must not end the coordinator by SIGPIPE */
     struct sigaction ignore = {.sa_handler = SIG_IGN}, old;
     sigemptyset(&ignore.sa_mask);
@@ -101,18 +102,18 @@ bool spsa_report_plot(const Spsa *s, const char *png, const char *run, CoordErro
         sigaction(SIGPIPE, &old, NULL);
         return ERROR_SET(err, "cannot start gnuplot: %s", strerror(errno));
     }
-    fprintf(g, "set terminal png size 1100,650\nset output '%s'\nset title \"SPSA of ", png);
-    for (const char *c = run; *c; c++)
-        fputc(*c == '"' || *c == '\\' ? ' ' : *c, g);
-    fprintf(g, ": %" PRIu64 " iterations\" noenhanced\nset xlabel 'iteration (pair)'\n",
-            s->applied);
+    char title[COORD_PATH_MAX + 64];
+    snprintf(title, sizeof title, "SPSA of %s: %" PRIu64 " iterations", run, s->applied);
+    fprintf(g, "set terminal png size 1100,650\nset output ");
+    textesc_gnuplot(g, png);
+    fprintf(g, "\nset title ");
+    textesc_gnuplot(g, title);
+    fprintf(g, " noenhanced\nset xlabel 'iteration (pair)'\n");
     fprintf(g, "set ylabel 'theta, as a fraction of [min, max]'\nset yrange [0:1]\n"
                "set key outside right noenhanced\nset grid\nplot ");
     for (int i = 0; i < s->n; i++) {
-        fprintf(g, "%s'-' using 1:2 with lines lw 2 title '", i ? ", " : "");
-        for (const char *c = s->param[i].name; *c; c++)
-            fputc(*c == '\'' ? ' ' : *c, g);
-        fputc('\'', g);
+        fprintf(g, "%s'-' using 1:2 with lines lw 2 title ", i ? ", " : "");
+        textesc_gnuplot(g, s->param[i].name);
     }
     fputc('\n', g);
     for (int i = 0; i < s->n; i++) {

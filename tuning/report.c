@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "textesc.h"
 #include "weights.h"
 
 void report_table_header(FILE *f)
@@ -62,38 +63,28 @@ bool report_have_gnuplot(void)
     return false;
 }
 
-/* A path inside a gnuplot single-quoted string: quotes are doubled. */
-static void gp_quote(FILE *f, const char *s)
-{
-    fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '\'')
-            fputc('\'', f);
-        fputc(*s, f);
-    }
-    fputc('\'', f);
-}
-
 bool report_plot(const char *tsv, const char *png, const char *title, char *err, size_t errsize)
 {
     if (!report_have_gnuplot())
         return error_set(err, errsize,
                          "gnuplot is not installed (scripts/install-deps installs "
                          "gnuplot-nox): no plot");
+    if (!textesc_plain(png) || !textesc_plain(tsv))
+        return error_set(err, errsize, "a path with a control character is not given to gnuplot");
     FILE *g = popen("gnuplot >/dev/null 2>&1", "w");
     if (!g)
         return error_set(err, errsize, "cannot start gnuplot: %s", strerror(errno));
     fprintf(g, "set terminal png size 900,560\nset output ");
-    gp_quote(g, png);
+    textesc_gnuplot(g, png);
     fprintf(g, "\nset title ");
-    gp_quote(g, title);
+    textesc_gnuplot(g, title);
     fprintf(g, " noenhanced\nset xlabel 'epoch (0: the starting weights)'\nset ylabel 'mean "
                "squared error'\n"
                "set key top right\nset grid\nset datafile separator '\\t'\n"
                "set datafile missing 'nan'\nplot ");
-    gp_quote(g, tsv);
+    textesc_gnuplot(g, tsv);
     fprintf(g, " using 1:2 skip 1 with lines lw 2 title 'train', ");
-    gp_quote(g, tsv);
+    textesc_gnuplot(g, tsv);
     fprintf(g, " using 1:3 skip 1 with lines lw 2 title 'validation'\n");
     int st = pclose(g);
     if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)

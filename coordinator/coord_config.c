@@ -319,7 +319,7 @@ static bool tcp_host(const char *endpoint, char *host, size_t size)
 
 bool coord_endpoint_is_local(const char *endpoint)
 {
-    if (!strncmp(endpoint, "ipc://", 6) || !strncmp(endpoint, "inproc://", 9))
+    if (!strncmp(endpoint, "ipc://", 6))
         return true;
     char host[COORD_ENDPOINT_MAX];
     if (!tcp_host(endpoint, host, sizeof host))
@@ -342,6 +342,15 @@ bool coord_config_check_network(CoordConfig *c, CoordError *err)
     if (!c->bind[0])
         snprintf(c->bind, sizeof c->bind, "%s",
                  curve || c->open_network ? COORD_DEFAULT_BIND_OPEN : COORD_DEFAULT_BIND_LOCAL);
+    if (strncmp(c->bind, "tcp://", 6) && strncmp(c->bind, "ipc://", 6))
+        return ERROR_SET(err,
+                         "--bind '%s': give tcp://ADDR:PORT (tcp://127.0.0.1:* picks a free port) "
+                         "or ipc://PATH; workers are other processes, which no other transport "
+                         "reaches",
+                         c->bind);
+    /* ZeroMQ binds addresses and interface names, not host names: localhost is loopback */
+    if (!strncmp(c->bind, "tcp://localhost:", 16))
+        memcpy(c->bind + 6, "127.0.0.1", 9); /* as long as "localhost" */
     if (!curve && !c->open_network && !coord_endpoint_is_local(c->bind))
         return ERROR_SET(err,
                          "--bind %s: without keys a coordinator binds only loopback endpoints "

@@ -174,9 +174,11 @@ void coord_engine_limits(const CoordConfig *c, int e, CoordLimits *out);
 const char *coord_config_engine_suffix(int e, char buf[16]);
 
 /* The coordinator's network rule, checked before any file is touched: CURVE needs both
- * key options; without keys only a loopback endpoint may be bound (127.0.0.0/8, ::1,
- * localhost, ipc://, inproc://) unless --open-network is given. Fills in the default
- * endpoint of the mode when --bind is not given. */
+ * key options; only tcp:// and ipc:// endpoints (workers are other processes); without
+ * keys only a loopback endpoint may be bound (127.0.0.0/8, ::1, localhost, ipc://)
+ * unless --open-network is given. Fills in the default endpoint of the mode when --bind
+ * is not given, and binds tcp://localhost:PORT as tcp://127.0.0.1:PORT (ZeroMQ binds no
+ * host name). */
 bool coord_config_check_network(CoordConfig *c, CoordError *err);
 
 /* Whether a ZeroMQ endpoint is reachable from this machine only. */

@@ -54,8 +54,8 @@ static bool split_addr(const char *addr, char *host, size_t size, long long *por
     }
     if (!colon || n == 0 || n >= size)
         return ERROR_SET(err,
-                         "--http %s: give ADDR:PORT, e.g. 127.0.0.1:8080 or [::1]:0 (port 0 "
-                         "picks a free one)",
+                         "--http '%s': give ADDR:PORT, e.g. 127.0.0.1:8080, localhost:8080 or "
+                         "[::1]:0 (port 0 picks a free one)",
                          addr);
     memcpy(host, h, n);
     host[n] = '\0';

@@ -479,7 +479,9 @@ static int serve(int argc, char **argv)
         fprintf(stderr, "chuhe-coordinator: %s\n", cerr.msg);
         return 2;
     }
-    CoordLive *live = cfg.http[0] ? coord_live_new() : NULL;
+    /* --http '' is refused by coord_http_start, not taken as no page */
+    bool page = cfg.http[0] || coord_options_given(&given, "--http");
+    CoordLive *live = page ? coord_live_new() : NULL;
     CoordHttp *http = live ? coord_http_start(cfg.http, cfg.http_open, live, &cerr) : NULL;
     if (live && !http) {
         fprintf(stderr, "chuhe-coordinator: %s\n", cerr.msg);

@@ -246,13 +246,13 @@ static void test_loopback_rule(void **state)
     (void)state;
     const char *local[] = {"tcp://127.0.0.1:5555", "tcp://127.0.0.1:*", "tcp://127.3.2.1:1",
                            "tcp://localhost:5555", "tcp://[::1]:5555",  "tcp://::1:5555",
-                           "tcp://lo:5555",        "ipc:///tmp/chuhe",  "inproc://chuhe"};
+                           "tcp://lo:5555",        "ipc:///tmp/chuhe"};
     const char *open[] = {"tcp://*:5555",        "tcp://0.0.0.0:5555",
                           "tcp://[::]:5555",     "tcp://10.0.0.7:5555",
                           "tcp://eth0:5555",     "tcp://node7:5555",
                           "tcp://128.0.0.1:1",   "tcp://127.0.0.1.9:1",
                           "tcp://127.0.0.256:1", "pgm://eth0;239.192.1.1:5555",
-                          "ws://127.0.0.1:80"};
+                          "ws://127.0.0.1:80",   "inproc://chuhe"};
     for (size_t i = 0; i < sizeof local / sizeof *local; i++)
         if (!coord_endpoint_is_local(local[i]))
             fail_msg("%s should be local", local[i]);
@@ -283,6 +283,34 @@ static void test_loopback_rule(void **state)
     snprintf(c.allow_keys, sizeof c.allow_keys, "allowed");
     snprintf(c.bind, sizeof c.bind, "tcp://0.0.0.0:7000");
     assert_true(coord_config_check_network(&c, &err));
+}
+
+/* Only transports a worker process reaches are bound; localhost is bound as 127.0.0.1
+ * (ZeroMQ binds interfaces and addresses, not host names). */
+static void test_bind_transports(void **state)
+{
+    (void)state;
+    const char *refused[] = {"inproc://x", "pgm://eth0;239.192.1.1:5555", "udp://127.0.0.1:1",
+                             "127.0.0.1:5555", "tcp:/127.0.0.1:5555"};
+    CoordConfig c;
+    CoordError err;
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        coord_config_defaults(&c);
+        c.open_network = true;
+        snprintf(c.bind, sizeof c.bind, "%s", refused[i]);
+        if (coord_config_check_network(&c, &err))
+            fail_msg("--bind %s should be refused", refused[i]);
+        assert_non_null(strstr(err.msg, "give tcp://ADDR:PORT"));
+        assert_non_null(strstr(err.msg, refused[i]));
+    }
+    coord_config_defaults(&c);
+    snprintf(c.bind, sizeof c.bind, "tcp://localhost:5601");
+    assert_true(coord_config_check_network(&c, &err));
+    assert_string_equal(c.bind, "tcp://127.0.0.1:5601");
+    coord_config_defaults(&c);
+    snprintf(c.bind, sizeof c.bind, "ipc:///tmp/chuhe-x");
+    assert_true(coord_config_check_network(&c, &err));
+    assert_string_equal(c.bind, "ipc:///tmp/chuhe-x");
 }
 
 /* The bound coord_worker_message_max gives is the size of the longest GAME. */
@@ -428,10 +456,15 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_keygen),        cmocka_unit_test(test_key_files_refused),
-        cmocka_unit_test(test_allow_list),    cmocka_unit_test(test_allow_list_errors),
-        cmocka_unit_test(test_loopback_rule), cmocka_unit_test(test_worker_message_max),
-        cmocka_unit_test(test_rate_limit),    cmocka_unit_test(test_pairs_held),
+        cmocka_unit_test(test_keygen),
+        cmocka_unit_test(test_key_files_refused),
+        cmocka_unit_test(test_allow_list),
+        cmocka_unit_test(test_allow_list_errors),
+        cmocka_unit_test(test_loopback_rule),
+        cmocka_unit_test(test_bind_transports),
+        cmocka_unit_test(test_worker_message_max),
+        cmocka_unit_test(test_rate_limit),
+        cmocka_unit_test(test_pairs_held),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -20,9 +22,33 @@
 enum {
     HTTP_MAX_CONNECTIONS = 64,
     HTTP_MAX_PER_IP = 16,
-    HTTP_TIMEOUT_S = 30,
+    HTTP_TIMEOUT_S = 30,  /* libmicrohttpd's own: no byte either way for this long */
+    HTTP_REQUEST_S = 5,   /* a request's line and headers, however they trickle in */
+    HTTP_RESPONSE_S = 30, /* its answer, however slowly it is read */
+    /* Connections tracked: the limit, plus room for those cut and not yet closed. */
+    HTTP_SLOTS = 2 * HTTP_MAX_CONNECTIONS,
     CHARTJS_MAX = 8 << 20, /* bytes; the minified file is about 200 KB */
 };
+
+/*
+ * One client connection. libmicrohttpd's timeout counts idle time only, so a client
+ * sending a header line every few seconds would hold its connection for ever, and 16
+ * of them (its per-address limit) locked every viewer on the same machine out. Each
+ * connection therefore has a deadline: HTTP_REQUEST_S for a whole request (from the
+ * connection, or from the end of the previous answer on a kept-alive one) and
+ * HTTP_RESPONSE_S for the answer. A thread of ours shuts down the socket of a connection
+ * past its deadline (libmicrohttpd then reads its end and closes it), and a new
+ * connection that would pass the total or the per-address limit takes the place of the
+ * oldest one still waiting for its request, so a viewer always gets in.
+ */
+typedef struct {
+    struct MHD_Connection *conn; /* NULL: a free slot */
+    int fd;
+    struct sockaddr_storage addr;
+    double since; /* when the current request or answer started */
+    bool busy;    /* the request is complete and being answered */
+    bool cut;     /* shut down; libmicrohttpd has not closed it yet */
+} HttpConn;
 
 /* The page, compiled in from coordinator/coord_page.html (see the Makefile). */
 static const char PAGE[] =
@@ -35,6 +61,12 @@ struct CoordHttp {
     char *chartjs; /* NULL when libjs-chart.js is missing: the page then shows no charts */
     size_t chartjs_len;
     char url[COORD_ENDPOINT_MAX + 16];
+    /* the connections, shared by libmicrohttpd's thread and the sweeper */
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    pthread_t sweeper;
+    bool sweeping, stop;
+    HttpConn conns[HTTP_SLOTS];
 };
 
 /* ---- the address ---- */
@@ -149,6 +181,159 @@ static char *read_chartjs(size_t *len)
     return buf;
 }
 
+/* ---- connections: limits and deadlines ---- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static bool same_address(const struct sockaddr *a, const struct sockaddr_storage *b)
+{
+    if (a->sa_family != b->ss_family)
+        return false;
+    if (a->sa_family == AF_INET)
+        return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+               ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+    if (a->sa_family == AF_INET6)
+        return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+                       &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
+    return false;
+}
+
+/* Shuts the connection down; libmicrohttpd sees the end and closes it. Lock held. */
+static void cut(HttpConn *k)
+{
+    shutdown(k->fd, SHUT_RDWR);
+    k->cut = true;
+}
+
+/* Cuts every connection past its deadline. Lock held. */
+static void sweep(CoordHttp *h, double now)
+{
+    for (int i = 0; i < HTTP_SLOTS; i++) {
+        HttpConn *k = &h->conns[i];
+        if (k->conn && !k->cut && now - k->since > (k->busy ? HTTP_RESPONSE_S : HTTP_REQUEST_S))
+            cut(k);
+    }
+}
+
+/* Makes room for a connection from addr under a limit of max connections (from addr
+ * only, or from anyone when addr is NULL): cuts the oldest one still waiting for its
+ * request while the limit is reached. False when every one is being answered. */
+static bool make_room(CoordHttp *h, const struct sockaddr *addr, int max)
+{
+    for (;;) {
+        int n = 0;
+        HttpConn *oldest = NULL;
+        for (int i = 0; i < HTTP_SLOTS; i++) {
+            HttpConn *k = &h->conns[i];
+            if (!k->conn || k->cut || (addr && !same_address(addr, &k->addr)))
+                continue;
+            n++;
+            if (!k->busy && (!oldest || k->since < oldest->since))
+                oldest = k;
+        }
+        if (n < max)
+            return true;
+        if (!oldest)
+            return false;
+        cut(oldest);
+    }
+}
+
+/* libmicrohttpd's accept policy: a new connection within the limits. */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+    (void)len;
+    CoordHttp *h = cls;
+    pthread_mutex_lock(&h->lock);
+    sweep(h, now_s());
+    bool ok = make_room(h, addr, HTTP_MAX_PER_IP) && make_room(h, NULL, HTTP_MAX_CONNECTIONS);
+    pthread_mutex_unlock(&h->lock);
+    return ok ? MHD_YES : MHD_NO;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode what)
+{
+    CoordHttp *h = cls;
+    pthread_mutex_lock(&h->lock);
+    HttpConn *k = *socket_context;
+    if (what == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *fd =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        const union MHD_ConnectionInfo *peer =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        for (int i = 0; !k && i < HTTP_SLOTS; i++)
+            if (!h->conns[i].conn)
+                k = &h->conns[i];
+        if (k && fd) {
+            memset(k, 0, sizeof *k);
+            k->conn = c;
+            k->fd = fd->connect_fd;
+            k->since = now_s();
+            if (peer && peer->client_addr)
+                memcpy(&k->addr, peer->client_addr,
+                       peer->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                                                : sizeof(struct sockaddr_in));
+            *socket_context = k;
+        } else if (fd) {
+            shutdown(fd->connect_fd, SHUT_RDWR); /* more than libmicrohttpd's own limit */
+        }
+    } else if (k) {
+        k->conn = NULL;
+        *socket_context = NULL;
+    }
+    pthread_mutex_unlock(&h->lock);
+}
+
+/* The connection's slot, NULL when it has none. */
+static HttpConn *slot_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *i =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return i ? i->socket_context : NULL;
+}
+
+/* A request was answered (or given up): a kept-alive connection's next request has its
+ * own deadline. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)req_cls;
+    (void)toe;
+    CoordHttp *h = cls;
+    pthread_mutex_lock(&h->lock);
+    HttpConn *k = slot_of(c);
+    if (k) {
+        k->busy = false;
+        k->since = now_s();
+    }
+    pthread_mutex_unlock(&h->lock);
+}
+
+static void *sweeper(void *arg)
+{
+    CoordHttp *h = arg;
+    pthread_mutex_lock(&h->lock);
+    while (!h->stop) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 250 * 1000 * 1000;
+        if (until.tv_nsec >= 1000 * 1000 * 1000) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000 * 1000 * 1000;
+        }
+        pthread_cond_timedwait(&h->wake, &h->lock, &until);
+        sweep(h, now_s());
+    }
+    pthread_mutex_unlock(&h->lock);
+    return NULL;
+}
+
 /* ---- serving (libmicrohttpd's thread) ---- */
 
 static enum MHD_Result respond(struct MHD_Connection *c, unsigned status, const char *type,
@@ -196,6 +381,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     (void)req_cls;
     CoordHttp *h = cls;
     *upload_size = 0; /* a body is ignored */
+    pthread_mutex_lock(&h->lock);
+    HttpConn *k = slot_of(c);
+    if (k && !k->busy) {
+        k->busy = true; /* the answer's deadline starts */
+        k->since = now_s();
+    }
+    pthread_mutex_unlock(&h->lock);
     if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
         return respond_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "read-only: GET or HEAD\n");
     size_t len = 0;
@@ -230,16 +422,20 @@ CoordHttp *coord_http_start(const char *addr, bool open, CoordLive *live, CoordE
         return NULL;
     }
     h->chartjs = read_chartjs(&h->chartjs_len);
+    if (pthread_mutex_init(&h->lock, NULL) != 0 || pthread_cond_init(&h->wake, NULL) != 0)
+        COORD_FATAL("cannot make the live page's lock");
+    h->sweeping = pthread_create(&h->sweeper, NULL, sweeper, h) == 0;
+    /* the limits are ours (on_accept); libmicrohttpd's only bounds the table */
     h->daemon = MHD_start_daemon(
-        MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, on_request, h, MHD_OPTION_LISTEN_SOCKET,
-        (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_MAX_PER_IP,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S, MHD_OPTION_END);
-    if (!h->daemon) {
+        MHD_USE_AUTO_INTERNAL_THREAD, 0, on_accept, h, on_request, h, MHD_OPTION_LISTEN_SOCKET,
+        (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_SLOTS,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S, MHD_OPTION_NOTIFY_CONNECTION,
+        on_connection, h, MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_END);
+    if (!h->daemon || !h->sweeping) {
         ERROR_SET(err, "--http %s: libmicrohttpd did not start", addr);
-        close(fd);
-        free(h->chartjs);
-        free(h);
+        if (!h->daemon)
+            close(fd);
+        coord_http_stop(&h);
         return NULL;
     }
     return h;
@@ -264,7 +460,17 @@ void coord_http_stop(CoordHttp **h)
 {
     if (!*h)
         return;
-    MHD_stop_daemon((*h)->daemon); /* closes the listening socket too */
+    if ((*h)->daemon)
+        MHD_stop_daemon((*h)->daemon); /* closes the listening socket too */
+    if ((*h)->sweeping) {
+        pthread_mutex_lock(&(*h)->lock);
+        (*h)->stop = true;
+        pthread_cond_signal(&(*h)->wake);
+        pthread_mutex_unlock(&(*h)->lock);
+        pthread_join((*h)->sweeper, NULL);
+    }
+    pthread_cond_destroy(&(*h)->wake);
+    pthread_mutex_destroy(&(*h)->lock);
     free((*h)->chartjs);
     free(*h);
     *h = NULL;

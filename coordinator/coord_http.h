@@ -9,8 +9,9 @@
  *
  * libmicrohttpd serves from its own thread (MHD_USE_INTERNAL_POLLING_THREAD) and reads
  * nothing but the snapshot, so a slow or hostile client never holds up the game loop and
- * never reaches the run file. Like the ZeroMQ endpoint, the page binds a loopback
- * address only, unless --http-open is given: it tells anyone who reaches it how the run
+ * never reaches the run file; connection limits and per-request deadlines keep clients
+ * that trickle bytes from holding it (coord_http.c). Like the ZeroMQ endpoint, the page binds a
+ * loopback address only, unless --http-open is given: it tells anyone who reaches it how the run
  * goes, engines and hosts included.
  */
 #ifndef CHUHE_COORD_HTTP_H

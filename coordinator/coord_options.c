@@ -43,6 +43,10 @@
 static const CoordOpt OPTS[] = {
     {"--games", U64, FIELD(games), 1, 1e12, RUN | COORD_OPT_RESUMABLE, "N",
      "games to store in the run file (rounded up to whole pairs; default 1000)"},
+    {"--rounds", U64, FIELD(rounds), 1, 1e12, 0, "N",
+     "games to store as N rounds of every pairing of the run's engines (-rounds)"},
+    {"--round-games", U64, FIELD(round_games), 1, 1e12, 0, "N",
+     "with --rounds: games of each pairing in a round (-games; default 2, one pair)"},
     {"--nodes", U64, FIELD(nodes), 0, 4e9, RUN, "N",
      "node limit per move (default 10000 when no limit is given)"},
     {"--depth", INT, FIELD(depth), 0, MAX_PLY, RUN, "N", "depth limit per move"},

@@ -162,6 +162,14 @@ typedef struct {
 
 /* ---- Writing (the coordinator) ---- */
 
+/*
+ * Every writer holds the run file's own lock (runlock.h: RUN.h5.lock beside it) from
+ * runfile_create or runfile_open_append until runfile_close, whether HDF5's file lock is
+ * on or not (HDF5_USE_FILE_LOCKING=FALSE): a second writer is refused with one line
+ * naming the holder (program, pid, host, since when), and so is a reader while a
+ * writer of this host or one seen through fcntl locks has the file.
+ */
+
 /* Creates a new run file (never overwrites one) with a fresh random run id. */
 RunFile *runfile_create(const char *path, const char *config_json, const char *engine_version,
                         RunError *err);
@@ -250,6 +258,9 @@ const char *runfile_path(const RunFile *rf);
 const char *runfile_config(const RunFile *rf);
 const char *runfile_engine_version(const RunFile *rf);
 const char *runfile_created(const RunFile *rf);
+/* "" unless a writer took over a stale lock file (left by a process of this host that no
+ * longer runs); then one line to log. */
+const char *runfile_lock_note(const RunFile *rf);
 /* "" unless opening met the traces of an interrupted flush (rows ignored or dropped, the
  * end of allocation moved); then one line saying what was done. */
 const char *runfile_recovery_note(const RunFile *rf);

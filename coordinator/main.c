@@ -200,6 +200,8 @@ static RunFile *create_run(const CoordConfig *cfg, uint16_t players[COORD_MAX_EN
         coord_log("%s", err.msg);
         return NULL;
     }
+    if (runfile_lock_note(rf)[0])
+        coord_log("%s", runfile_lock_note(rf));
     char names[COORD_MAX_ENGINES][RUNFILE_NAME_SIZE];
     for (int p = 0; p < cfg->engines; p++) {
         char *name = names[p];
@@ -251,6 +253,8 @@ static int resume_run(CoordConfig *cfg, const CoordGiven *given, RunFile **rf,
         coord_log("%s", err.msg);
         return 1;
     }
+    if (runfile_lock_note(*rf)[0])
+        coord_log("%s", runfile_lock_note(*rf));
     if (runfile_recovery_note(*rf)[0])
         coord_log("%s", runfile_recovery_note(*rf));
     CoordError cerr;

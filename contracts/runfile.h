@@ -7,7 +7,8 @@
  *
  *   / attributes   schema_version u32 (1), run_id u64, engine_version string,
  *                  run_config string (JSON, as the coordinator gave it),
- *                  created string (ISO 8601 UTC, e.g. 2024-05-01T12:00:00Z)
+ *                  created string (ISO 8601 UTC, e.g. 2024-05-01T12:00:00Z), inputs
+ *                  string (optional: the run's inputs and their hashes, one a line)
  *   /games         one row per game; game_id equals the row number
  *     game_id u64, pair_id u64, game_in_pair u8 (0: players as in the pair's WORK,
  *     1: colours swapped), red_player u16, black_player u16, start_fen string[128],
@@ -290,6 +291,19 @@ bool runfile_game_key(RunFile *rf, uint64_t game_id, uint64_t *key, RunError *er
 /* Reads every position and checks it against its game (game id, ply, result): the full
  * check that opening skips for speed. */
 bool runfile_verify(RunFile *rf, RunError *err);
+
+/* ---- Inputs (runfile_inputs.c): what the run reads, as its writer describes it ---- */
+
+/*
+ * Stores text (at most RUNFILE_CONFIG_MAX bytes) as the root attribute "inputs",
+ * replacing an earlier one, durably before returning: the coordinator's list of a run's
+ * inputs with their hashes (coordinator/coord_inputs.h), compared when it resumes.
+ */
+bool runfile_inputs_set(RunFile *rf, const char *text, RunError *err);
+
+/* The stored inputs in *text (malloc'd: the caller frees it), or NULL for a file from
+ * before the attribute. */
+bool runfile_inputs_get(RunFile *rf, char **text, RunError *err);
 
 /* ---- SPSA (runfile_spsa.c): the tables of a run that tunes parameters ---- */
 

@@ -11,6 +11,7 @@
  *   runread.c    counts, stored games and players, reading rows back, verifying
  *   runfile_spsa.c  the SPSA tables: creating, loading, appending, reading
  *   runlock.c    the writer's lock file beside the run file
+ *   runfile_inputs.c  the run's inputs and their hashes (an optional attribute)
  */
 #ifndef CHUHE_RUNHANDLE_H
 #define CHUHE_RUNHANDLE_H

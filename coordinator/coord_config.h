@@ -95,6 +95,7 @@ typedef struct {
     uint64_t rounds, round_games;
     char bind[COORD_ENDPOINT_MAX];
     char out[COORD_PATH_MAX];
+    bool accept_changed_inputs;   /* resume although a weights or openings file changed */
     bool json;                    /* JSON lines on stdout */
     double heartbeat_timeout;     /* s without a message before a worker's pair is re-queued */
     double drain_timeout;         /* s to wait for workers after the target is reached */

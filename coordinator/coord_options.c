@@ -124,6 +124,9 @@ static const CoordOpt OPTS[] = {
      "--open-network; tcp://127.0.0.1:* picks a free port)"},
     {"--out", PATH, FIELD(out), 0, 0, 0, "FILE",
      "run file; an existing one is resumed with its stored settings (default run.h5)"},
+    {"--accept-changed-inputs", FLAG, FIELD(accept_changed_inputs), 0, 0, 0, NULL,
+     "resume although an input (weights, openings, engine settings) changed since the run "
+     "began; the new one is stored"},
     {"--json", FLAG, FIELD(json), 0, 0, 0, NULL,
      "JSON lines on stdout: listening, progress, summary"},
     {"--heartbeat-timeout", DOUBLE, FIELD(heartbeat_timeout), 1, 86400, 0, "S",

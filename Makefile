@@ -259,7 +259,8 @@ FUZZ_CFLAGS := -std=gnu11 -pthread $(ARCH_CFLAGS) $(WARNINGS) -O1 -g -fno-omit-f
 FUZZ_CPPFLAGS = -I. -Iengine -I$(GENDIR) -DCHUHE_VERSION=\"fuzz\" $(call pkg_cflags,hdf5-serial)
 FUZZ_LIB_SRCS := $(ENGINE_SRCS) uci/uci.c contracts/protocol.c contracts/runcols.c \
                  contracts/runfence.c contracts/runfile.c contracts/runhandle.c \
-                 contracts/runfile_spsa.c contracts/runload.c contracts/runread.c
+                 contracts/runfile_spsa.c contracts/runload.c contracts/runread.c \
+                 contracts/runlock.c contracts/runfile_inputs.c
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_LIB := $(FUZZ_DIR)/libchuhe-fuzz.a
 FUZZ_OBJS := $(FUZZ_NAMES:%=$(FUZZ_DIR)/obj/tests/fuzz/%.o)

@@ -22,6 +22,7 @@
 #include "runfence.h"
 #include "runhandle.h"
 #include "runload.h"
+#include "runlock.h"
 
 /* ------------------------------------------------------------------------------------
  * Creating and opening
@@ -104,11 +105,37 @@ static bool create_empty(const char *path, RunError *err)
     return ERROR_SET(err, "%s: cannot create: %s", path, why);
 }
 
+/* A refusal by HDF5's own file lock, said in words: the other process has the file open
+ * (a writer holds chuhe's lock too and is named before HDF5 is asked). */
+static void hdf5_lock_refusal(const char *path, bool writing, RunError *err)
+{
+    if (!err || !strstr(err->msg, "unable to lock file"))
+        return;
+    if (writing)
+        ERROR_SET(err,
+                  "%s: another process has the file open (a reader such as verify, export, "
+                  "report or chuhe-tune, or an HDF5 tool such as h5dump or h5py): try again once "
+                  "it has closed the file",
+                  path);
+    else
+        ERROR_SET(err,
+                  "%s: another process is writing the file (HDF5's file lock): read it once that "
+                  "process has closed it",
+                  path);
+}
+
 RunFile *runfile_create(const char *path, const char *config_json, const char *engine_version,
                         RunError *err)
 {
     RunQuiet q = runcols_quiet_begin();
-    RunFile *rf = runhandle_new(path, err);
+    char note[sizeof((RunFile *)0)->lock_note];
+    int sys_errno;
+    RunLock *lock = runlock_take(path, note, sizeof note, &sys_errno, err);
+    /* a lock file that cannot be made beside it: the run file's own refusal, in words */
+    if (!lock && sys_errno && create_empty(path, err) && unlink(path) == 0)
+        ERROR_SET(err, "%s: cannot create its lock file %s.lock: %s", path, path,
+                  strerror(sys_errno));
+    RunFile *rf = lock ? runhandle_new(path, err) : NULL;
     if (rf && !create_empty(path, err)) {
         runhandle_free(rf);
         rf = NULL;
@@ -117,10 +144,17 @@ RunFile *runfile_create(const char *path, const char *config_json, const char *e
         rf->writable = true;
         if (!create_impl(rf, config_json ? config_json : "", engine_version ? engine_version : "",
                          err)) {
+            hdf5_lock_refusal(path, true, err);
+            unlink(path); /* while the lock is held: nobody opens the half-made file */
             runhandle_free(rf);
             rf = NULL;
-            unlink(path);
         }
+    }
+    if (rf) {
+        rf->lock = lock;
+        snprintf(rf->lock_note, sizeof rf->lock_note, "%s", note);
+    } else {
+        runlock_release(&lock);
     }
     runcols_quiet_end(q);
     return rf;
@@ -128,12 +162,38 @@ RunFile *runfile_create(const char *path, const char *config_json, const char *e
 
 RunFile *runfile_open_append(const char *path, RunError *err)
 {
-    return runload_open(path, true, err);
+    char note[sizeof((RunFile *)0)->lock_note];
+    int sys_errno;
+    RunLock *lock = runlock_take(path, note, sizeof note, &sys_errno, err);
+    if (!lock)
+        return NULL;
+    RunFile *rf = runload_open(path, true, err);
+    if (!rf) {
+        hdf5_lock_refusal(path, true, err);
+        runlock_release(&lock);
+        return NULL;
+    }
+    rf->lock = lock;
+    snprintf(rf->lock_note, sizeof rf->lock_note, "%s", note);
+    return rf;
 }
 
 RunFile *runfile_open_read(const char *path, RunError *err)
 {
-    return runload_open(path, false, err);
+    char who[RUNLOCK_TEXT_MAX];
+    if (runlock_holder(path, who, sizeof who)) {
+        ERROR_SET(err, "%s: being written by %s: read it once that program has stopped", path, who);
+        return NULL;
+    }
+    RunFile *rf = runload_open(path, false, err);
+    if (!rf)
+        hdf5_lock_refusal(path, false, err);
+    return rf;
+}
+
+const char *runfile_lock_note(const RunFile *rf)
+{
+    return rf->lock_note;
 }
 
 /* ------------------------------------------------------------------------------------

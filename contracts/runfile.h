@@ -7,7 +7,8 @@
  *
  *   / attributes   schema_version u32 (1), run_id u64, engine_version string,
  *                  run_config string (JSON, as the coordinator gave it),
- *                  created string (ISO 8601 UTC, e.g. 2024-05-01T12:00:00Z)
+ *                  created string (ISO 8601 UTC, e.g. 2024-05-01T12:00:00Z), inputs
+ *                  string (optional: the run's inputs and their hashes, one a line)
  *   /games         one row per game; game_id equals the row number
  *     game_id u64, pair_id u64, game_in_pair u8 (0: players as in the pair's WORK,
  *     1: colours swapped), red_player u16, black_player u16, start_fen string[128],
@@ -162,6 +163,14 @@ typedef struct {
 
 /* ---- Writing (the coordinator) ---- */
 
+/*
+ * Every writer holds the run file's own lock (runlock.h: RUN.h5.lock beside it) from
+ * runfile_create or runfile_open_append until runfile_close, whether HDF5's file lock is
+ * on or not (HDF5_USE_FILE_LOCKING=FALSE): a second writer is refused with one line
+ * naming the holder (program, pid, host, since when), and so is a reader while a
+ * writer of this host or one seen through fcntl locks has the file.
+ */
+
 /* Creates a new run file (never overwrites one) with a fresh random run id. */
 RunFile *runfile_create(const char *path, const char *config_json, const char *engine_version,
                         RunError *err);
@@ -250,6 +259,9 @@ const char *runfile_path(const RunFile *rf);
 const char *runfile_config(const RunFile *rf);
 const char *runfile_engine_version(const RunFile *rf);
 const char *runfile_created(const RunFile *rf);
+/* "" unless a writer took over a stale lock file (left by a process of this host that no
+ * longer runs); then one line to log. */
+const char *runfile_lock_note(const RunFile *rf);
 /* "" unless opening met the traces of an interrupted flush (rows ignored or dropped, the
  * end of allocation moved); then one line saying what was done. */
 const char *runfile_recovery_note(const RunFile *rf);
@@ -279,6 +291,19 @@ bool runfile_game_key(RunFile *rf, uint64_t game_id, uint64_t *key, RunError *er
 /* Reads every position and checks it against its game (game id, ply, result): the full
  * check that opening skips for speed. */
 bool runfile_verify(RunFile *rf, RunError *err);
+
+/* ---- Inputs (runfile_inputs.c): what the run reads, as its writer describes it ---- */
+
+/*
+ * Stores text (at most RUNFILE_CONFIG_MAX bytes) as the root attribute "inputs",
+ * replacing an earlier one, durably before returning: the coordinator's list of a run's
+ * inputs with their hashes (coordinator/coord_inputs.h), compared when it resumes.
+ */
+bool runfile_inputs_set(RunFile *rf, const char *text, RunError *err);
+
+/* The stored inputs in *text (malloc'd: the caller frees it), or NULL for a file from
+ * before the attribute. */
+bool runfile_inputs_get(RunFile *rf, char **text, RunError *err);
 
 /* ---- SPSA (runfile_spsa.c): the tables of a run that tunes parameters ---- */
 

@@ -38,6 +38,7 @@ void runhandle_free(RunFile *rf)
     if (!rf)
         return;
     runhandle_close_hdf5(rf, NULL);
+    runlock_release(&rf->lock);
     free(rf->pbuf);
     free(rf->gbuf);
     free(rf->sbuf);

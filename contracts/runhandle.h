@@ -10,6 +10,8 @@
  *   runfile.c    creating, appending, flushing, closing
  *   runread.c    counts, stored games and players, reading rows back, verifying
  *   runfile_spsa.c  the SPSA tables: creating, loading, appending, reading
+ *   runlock.c    the writer's lock file beside the run file
+ *   runfile_inputs.c  the run's inputs and their hashes (an optional attribute)
  */
 #ifndef CHUHE_RUNHANDLE_H
 #define CHUHE_RUNHANDLE_H
@@ -23,10 +25,13 @@
 #include "position.h"
 #include "runcols.h"
 #include "runfile.h"
+#include "runlock.h"
 
 struct RunFile {
     char *path;
     bool writable;
+    RunLock *lock; /* a writer's lock of the file (runlock.h); NULL for a reader */
+    char lock_note[RUNLOCK_TEXT_MAX + 64]; /* "" or the takeover of a stale lock file */
     bool broken; /* a write failed: the file is only as good as the last flush */
     hid_t file;
     RunDataset ds[RUNCOLS_NB]; /* ds[t].stored: rows in the file */

@@ -452,20 +452,22 @@ static const struct {
 
 /* ---- the end: the game count and the engines ---- */
 
-/* -rounds and -games as --games: every pairing plays -rounds rounds of -games games (2
- * by default: one pair). */
-static bool push_games(Translation *t, TourKind kind)
+/* -rounds and -games as --rounds and --round-games: the coordinator makes them a game
+ * target once it knows the run's engines, which a resumed run takes from its file. */
+static bool push_games(Translation *t)
 {
-    if (t->rounds <= 0 && t->games <= 0)
-        return true;
-    uint64_t pairings = t->nengines > 2 ? tournament_pairings(kind, t->nengines) : 1;
-    long long rounds = t->rounds > 0 ? t->rounds : 1, games = t->games > 0 ? t->games : 2, total;
-    if (__builtin_mul_overflow(rounds, games, &total) ||
-        __builtin_mul_overflow(total, (long long)pairings, &total))
-        return ERROR_SET(t->err, "-rounds %lld, -games %lld: too many games", rounds, games);
     char text[32];
-    snprintf(text, sizeof text, "%lld", total);
-    return push2(t, "--games", text);
+    if (t->rounds > 0) {
+        snprintf(text, sizeof text, "%lld", t->rounds);
+        if (!push2(t, "--rounds", text))
+            return false;
+    }
+    if (t->games > 0) {
+        snprintf(text, sizeof text, "%lld", t->games);
+        if (!push2(t, "--round-games", text))
+            return false;
+    }
+    return true;
 }
 
 /* What engine e takes from -each: its command unless builtin, and for an external
@@ -555,7 +557,7 @@ static bool finish(Translation *t)
     TourKind kind = TOUR_ROUNDROBIN;
     if (t->tournament)
         tournament_kind_parse(t->tournament, &kind);
-    if (!push_games(t, kind))
+    if (!push_games(t))
         return false;
     if (t->spsa)
         return spsa_engines(t);

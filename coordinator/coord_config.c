@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -380,6 +381,30 @@ static bool absolute_paths(CoordConfig *c, CoordError *err)
     return true;
 }
 
+/* --rounds and --round-games (-rounds, -games) as the game target: every pairing of the
+ * run's engines plays that many rounds of that many games. Judged with the engines and
+ * the tournament of the run, so that a resumed run counts as it did at its start. */
+static bool target_from_rounds(CoordConfig *c, const CoordGiven *given, CoordError *err)
+{
+    if (!c->rounds && !c->round_games)
+        return true;
+    if (coord_options_given(given, "--games"))
+        return ERROR_SET(err, "--games and -rounds/-games both set the game target: give one");
+    TourKind kind = TOUR_ROUNDROBIN;
+    if (c->tournament[0] && !tournament_kind_parse(c->tournament, &kind))
+        return ERROR_SET(err, "--tournament: '%s' is not roundrobin or gauntlet", c->tournament);
+    uint64_t pairings = tournament_pairings(kind, c->engines);
+    uint64_t rounds = c->rounds ? c->rounds : 1, games = c->round_games ? c->round_games : 2;
+    uint64_t total;
+    if (!pairings || __builtin_mul_overflow(rounds, games, &total) ||
+        __builtin_mul_overflow(total, pairings, &total) || total > (uint64_t)1 << 40)
+        return ERROR_SET(err,
+                         "-rounds %" PRIu64 ", -games %" PRIu64 ": too many games for %d engines",
+                         rounds, games, c->engines);
+    c->games = total;
+    return true;
+}
+
 bool coord_config_finish_new(CoordConfig *c, const CoordGiven *given, CoordError *err)
 {
     bool any_limit = c->nodes || c->depth || c->movetime || c->tc[0];
@@ -392,7 +417,8 @@ bool coord_config_finish_new(CoordConfig *c, const CoordGiven *given, CoordError
         c->seed = random_seed();
     if (c->engines > 2 && !c->tournament[0])
         snprintf(c->tournament, sizeof c->tournament, "roundrobin");
-    if (!absolute_paths(c, err) || !spsa_finish_config(c, err))
+    if (!absolute_paths(c, err) || !target_from_rounds(c, given, err) ||
+        !spsa_finish_config(c, err))
         return false;
     return check(c, err);
 }
@@ -419,7 +445,8 @@ bool coord_config_resume(CoordConfig *c, const CoordGiven *given, const char *js
     }
     *cmd = *c;
     bool ok = coord_config_stored(stored, json, err) && absolute_paths(cmd, err) &&
-              coord_runconfig_merge(c, given, cmd, stored, err) && check(c, err);
+              coord_runconfig_merge(c, given, cmd, stored, err) &&
+              target_from_rounds(c, given, err) && check(c, err);
     free(cmd);
     free(stored);
     return ok;

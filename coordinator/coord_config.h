@@ -88,8 +88,14 @@ typedef struct {
     int draw_after, draw_moves, draw_score;
 
     /* Session settings. */
+    /* The game target as rounds (cutechess -rounds, -games): every pairing of the run's
+     * engines plays rounds rounds of round_games games; 0: not given (1 round, 2 games).
+     * coord_config_finish_new and coord_config_resume turn them into games, with the
+     * engines and tournament of the run (on a resume, the stored ones). */
+    uint64_t rounds, round_games;
     char bind[COORD_ENDPOINT_MAX];
     char out[COORD_PATH_MAX];
+    bool accept_changed_inputs;   /* resume although a weights or openings file changed */
     bool json;                    /* JSON lines on stdout */
     double heartbeat_timeout;     /* s without a message before a worker's pair is re-queued */
     double drain_timeout;         /* s to wait for workers after the target is reached */

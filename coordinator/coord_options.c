@@ -44,6 +44,10 @@
 static const CoordOpt OPTS[] = {
     {"--games", U64, FIELD(games), 1, 1e12, RUN | COORD_OPT_RESUMABLE, "N",
      "games to store in the run file (rounded up to whole pairs; default 1000)"},
+    {"--rounds", U64, FIELD(rounds), 1, 1e12, 0, "N",
+     "games to store as N rounds of every pairing of the run's engines (-rounds)"},
+    {"--round-games", U64, FIELD(round_games), 1, 1e12, 0, "N",
+     "with --rounds: games of each pairing in a round (-games; default 2, one pair)"},
     {"--nodes", U64, FIELD(nodes), 0, 4e9, RUN, "N",
      "node limit per move (default 10000 when no limit is given)"},
     {"--depth", INT, FIELD(depth), 0, MAX_PLY, RUN, "N", "depth limit per move"},
@@ -121,6 +125,9 @@ static const CoordOpt OPTS[] = {
      "--open-network; tcp://127.0.0.1:* picks a free port)"},
     {"--out", PATH, FIELD(out), 0, 0, 0, "FILE",
      "run file; an existing one is resumed with its stored settings (default run.h5)"},
+    {"--accept-changed-inputs", FLAG, FIELD(accept_changed_inputs), 0, 0, 0, NULL,
+     "resume although an input (weights, openings, engine settings) changed since the run "
+     "began; the new one is stored"},
     {"--json", FLAG, FIELD(json), 0, 0, 0, NULL,
      "JSON lines on stdout: listening, progress, summary"},
     {"--heartbeat-timeout", DOUBLE, FIELD(heartbeat_timeout), 1, 86400, 0, "S",

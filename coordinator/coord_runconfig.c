@@ -1,12 +1,14 @@
 #include "coord_runconfig.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "coord_json.h"
 #include "coord_options.h"
 #include "error.h"
 #include "textesc.h"
+#include "tournament.h"
 
 /* Whether o is stored: a run setting, not the --weights shorthand. */
 static bool stored_setting(const CoordOpt *o)
@@ -235,9 +237,73 @@ static void value_text(const CoordConfig *c, const CoordOpt *o, char *buf, size_
     }
 }
 
+/* The kind of run c describes, for messages: "an SPSA run", "a round robin of 3
+ * engines", "a self-play run" (two built-in engines with the same weights), "a match". */
+static void run_kind(const CoordConfig *c, char *buf, size_t size)
+{
+    TourKind kind = TOUR_ROUNDROBIN;
+    if (c->spsa[0])
+        snprintf(buf, size, "an SPSA run");
+    else if (c->engines > 2)
+        snprintf(buf, size, "a %s of %d engines",
+                 tournament_kind_parse(c->tournament, &kind) && kind == TOUR_GAUNTLET
+                     ? "gauntlet"
+                     : "round robin",
+                 c->engines);
+    else if (!c->cmd[0][0] && !c->cmd[1][0] && !strcmp(c->weights[0], c->weights[1]))
+        snprintf(buf, size, "a self-play run");
+    else
+        snprintf(buf, size, "a match");
+}
+
+/* Whether o says which engines a run has: --engines, or an engine's name, command,
+ * protocol or weights. */
+static bool engine_identity(const CoordOpt *o)
+{
+    static const char *const prefixes[] = {"--engines", "--name-", "--cmd-", "--proto-",
+                                           "--weights-"};
+    for (size_t k = 0; k < sizeof prefixes / sizeof prefixes[0]; k++)
+        if (!strncmp(o->name, prefixes[k], strlen(prefixes[k])))
+            return true;
+    return false;
+}
+
+/* A command line for another kind of run than the stored one (SPSA or not): one line
+ * naming both kinds, rather than the first engine setting that differs. */
+static bool same_kind(const CoordGiven *given, const CoordConfig *cmd, const CoordConfig *stored,
+                      const CoordOpt *differing, CoordError *err)
+{
+    bool spsa_given = coord_options_given(given, "--spsa");
+    char was[64], now[64];
+    run_kind(stored, was, sizeof was);
+    if (spsa_given && !stored->spsa[0])
+        return ERROR_SET(err,
+                         "%s; -spsa cannot resume it as an SPSA run (leave -spsa and its -engine "
+                         "out to continue it, or give a new --out file)",
+                         was);
+    if (stored->spsa[0] && !spsa_given && differing && engine_identity(differing)) {
+        run_kind(cmd, now, sizeof now);
+        return ERROR_SET(err,
+                         "%s; the command line describes %s (%s differs), which cannot resume "
+                         "it (give the -spsa command it began with, or only --out, to continue "
+                         "it; or a new --out file)",
+                         was, now, differing->name);
+    }
+    if (!stored->spsa[0] && differing && !strcmp(differing->name, "--engines")) {
+        run_kind(cmd, now, sizeof now);
+        return ERROR_SET(err,
+                         "%s; the command line describes %s (leave the engine options out to "
+                         "continue it, or give a new --out file)",
+                         was, now);
+    }
+    return true;
+}
+
 bool coord_runconfig_merge(CoordConfig *c, const CoordGiven *given, const CoordConfig *cmd,
                            CoordConfig *stored, CoordError *err)
 {
+    if (!same_kind(given, cmd, stored, NULL, err))
+        return false;
     for (int i = 0; i < coord_options_count(); i++) {
         const CoordOpt *o = coord_options_at(i);
         if (!stored_setting(o) || !given->given[i])
@@ -249,6 +315,8 @@ bool coord_runconfig_merge(CoordConfig *c, const CoordGiven *given, const CoordC
         if (o->flags & COORD_OPT_RESUMABLE) {
             memcpy(coord_options_field(stored, o), now, o->size);
         } else if (!same) {
+            if (!same_kind(given, cmd, stored, o, err))
+                return false;
             char was_text[COORD_PATH_MAX + 8], now_text[COORD_PATH_MAX + 8];
             value_text(stored, o, was_text, sizeof was_text);
             value_text(cmd, o, now_text, sizeof now_text);

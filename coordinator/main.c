@@ -14,6 +14,7 @@
 #include "coord_cli.h"
 #include "coord_config.h"
 #include "coord_http.h"
+#include "coord_inputs.h"
 #include "coord_json.h"
 #include "coord_log.h"
 #include "coord_options.h"
@@ -76,26 +77,6 @@ static void usage(FILE *f)
             "  -pgnout FILE                          -ratinginterval N\n"
             "\nOptions:\n");
     coord_options_usage(f);
-}
-
-/* FNV-1a of a weights file's bytes: tells runs with different weights apart. 0 for the
- * built-in weights. */
-static bool file_hash(const char *path, uint64_t *hash)
-{
-    *hash = 0;
-    if (!path[0])
-        return true;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    uint64_t h = 0xcbf29ce484222325ULL;
-    int c;
-    while ((c = getc(f)) != EOF)
-        h = (h ^ (uint64_t)c) * 0x100000001b3ULL;
-    bool ok = !ferror(f);
-    fclose(f);
-    *hash = h;
-    return ok;
 }
 
 static void player_name(const CoordConfig *cfg, int p, char *buf, size_t size)
@@ -200,6 +181,8 @@ static RunFile *create_run(const CoordConfig *cfg, uint16_t players[COORD_MAX_EN
         coord_log("%s", err.msg);
         return NULL;
     }
+    if (runfile_lock_note(rf)[0])
+        coord_log("%s", runfile_lock_note(rf));
     char names[COORD_MAX_ENGINES][RUNFILE_NAME_SIZE];
     for (int p = 0; p < cfg->engines; p++) {
         char *name = names[p];
@@ -217,7 +200,7 @@ static RunFile *create_run(const CoordConfig *cfg, uint16_t players[COORD_MAX_EN
         /* An external player's row holds its command line where weights would be. */
         char what[RUNFILE_WEIGHTS_SIZE];
         snprintf(what, sizeof what, "%.255s", external ? cfg->cmd[p] : cfg->weights[p]);
-        bool hashed = file_hash(external ? "" : cfg->weights[p], &hash);
+        bool hashed = coord_inputs_file_hash(external ? "" : cfg->weights[p], &hash);
         if (!hashed)
             snprintf(err.msg, sizeof err.msg, "weights '%.400s': %s", cfg->weights[p],
                      strerror(errno));
@@ -231,8 +214,9 @@ static RunFile *create_run(const CoordConfig *cfg, uint16_t players[COORD_MAX_EN
             return NULL;
         }
     }
-    if (!runfile_flush(rf, &err)) {
-        coord_log("%s", err.msg);
+    bool flushed = runfile_flush(rf, &err);
+    if (!flushed || !coord_inputs_store(cfg, rf, &cerr)) {
+        coord_log("%s", flushed ? cerr.msg : err.msg);
         runfile_close(&rf, &err);
         unlink(cfg->out);
         return NULL;
@@ -251,6 +235,8 @@ static int resume_run(CoordConfig *cfg, const CoordGiven *given, RunFile **rf,
         coord_log("%s", err.msg);
         return 1;
     }
+    if (runfile_lock_note(*rf)[0])
+        coord_log("%s", runfile_lock_note(*rf));
     if (runfile_recovery_note(*rf)[0])
         coord_log("%s", runfile_recovery_note(*rf));
     CoordError cerr;
@@ -265,6 +251,14 @@ static int resume_run(CoordConfig *cfg, const CoordGiven *given, RunFile **rf,
     } else if (!!cfg->spsa[0] != (runfile_spsa_param_count(*rf) > 0)) {
         coord_log("%s: the run settings and the file disagree on SPSA (/spsa_params)", cfg->out);
         status = 1;
+    } else {
+        char note[COORD_PATH_MAX + 600];
+        if (!coord_inputs_check(cfg, *rf, note, sizeof note, &cerr)) {
+            coord_log("%s: %s", cfg->out, cerr.msg);
+            status = 1;
+        } else if (note[0]) {
+            coord_log("%s: %s", cfg->out, note);
+        }
     }
     if (status) {
         runfile_close(rf, &err);

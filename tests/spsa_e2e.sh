@@ -6,14 +6,14 @@
 # run file ends with that file too; the same run with bin/chuhe-engine as an external UCI
 # engine; a short run over a spin option of Fairy-Stockfish (proto=uci1); and the runs
 # that must not start (an unknown parameter, bad bounds, a value outside them, an
-# external engine without the option, two engines, an SPRT).
+# external engine without the option, two engines, an SPRT, a run file of another kind).
 # Prints TAP. Usage: tests/spsa_e2e.sh <bindir>; CHUHE_TEST_KEEP=1 keeps the logs.
 set -u
 bindir=${1:-bin}
 uci=$(cd "$bindir" && pwd)/chuhe-engine
 fsf=/usr/games/fairy-stockfish
 . "$(dirname "$0")/support/e2e.sh"
-e2e_begin "SPSA end to end" 13 "$coord" "$worker" "$uci"
+e2e_begin "SPSA end to end" 14 "$coord" "$worker" "$uci"
 nodes=300
 [ "$san" = 1 ] && nodes=150
 
@@ -148,5 +148,19 @@ refused e6 "-spsa tunes one engine against itself: give exactly one -engine, not
 refused e7 "--sprt and --spsa exclude each other" \
     -engine builtin -spsa params="$tmp/params.txt" pairs=2 -sprt elo0=0 elo1=5 || ok=1
 check "-spsa with two engines, or with -sprt: refused" $ok "$(cat "$tmp"/e[67].err)"
+
+# ---- a run file resumed as another kind of run: one line naming both kinds ----
+e2e_start_coord plain --bind 'tcp://127.0.0.1:*' --out "$tmp/plain.h5" --nodes 100 --games 2
+kill -TERM "$cpid" 2>/dev/null
+wait_for "$cpid" 10
+ok=0
+"$coord" --bind 'tcp://127.0.0.1:*' --out "$tmp/plain.h5" -engine builtin \
+    -spsa params="$tmp/params.txt" pairs=2 </dev/null >/dev/null 2>"$tmp/k1.err" && ok=1
+grep -qF "plain.h5: a self-play run; -spsa cannot resume it as an SPSA run" "$tmp/k1.err" || ok=1
+"$coord" --bind 'tcp://127.0.0.1:*' --out "$tmp/a.h5" -engine name=x builtin \
+    -engine name=y builtin </dev/null >/dev/null 2>"$tmp/k2.err" && ok=1
+grep -qF "a.h5: an SPSA run; the command line describes a self-play run" "$tmp/k2.err" || ok=1
+check "a self-play file resumed by an SPSA command, and the reverse: refused, naming the kinds" \
+    $ok "$(cat "$tmp/k1.err" "$tmp/k2.err")"
 
 e2e_end

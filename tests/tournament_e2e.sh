@@ -12,7 +12,7 @@ set -u
 bindir=${1:-bin}
 uci=$(cd "$bindir" && pwd)/chuhe-engine
 . "$(dirname "$0")/support/e2e.sh"
-e2e_begin "tournaments end to end" 18 "$coord" "$worker" "$uci"
+e2e_begin "tournaments end to end" 20 "$coord" "$worker" "$uci"
 nodes=300
 [ "$san" = 1 ] && nodes=150
 
@@ -75,6 +75,18 @@ after=$(tables rr)
 check "restarted on the run file: the same ranking, crosstable and pairings" \
     $((rc_c != 0 || ${#before} < 100 || $([ "$before" = "$after" ] && echo 0 || echo 1))) \
     "before: $before | after: $after"
+
+# Resumed with -rounds or -games alone (no -engine lines): the target counts the
+# pairings of the run's three engines, as at its start.
+for words in "-rounds 4:12" "-games 4:6"; do
+    e2e_start_coord target --bind 'tcp://127.0.0.1:*' --out "$tmp/rr.h5" ${words%:*}
+    wait_line "$tmp/target.out" '"pairs_target"' 10
+    kill -TERM "$cpid" 2>/dev/null
+    wait_for "$cpid" 10
+    target=$(grep -o '"pairs_target":[0-9]*' "$tmp/target.out" | head -1)
+    check "resumed with ${words%:*} alone: a target of ${words#*:} pairs of the 3 engines ($target)" \
+        $(($([ "$target" = "\"pairs_target\":${words#*:}" ] && echo 0 || echo 1))) "$tmp/target.err"
+done
 
 # The same tournament played in two sessions: one round, then a restart to two rounds.
 # Node-limited games are a function of their engines and opening, so the statistics

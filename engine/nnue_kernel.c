@@ -4,7 +4,8 @@
 
 #include "nnue.h"
 
-#ifdef __AVX2__
+/* NNUE_PORTABLE: the portable version whatever the target (a test compares them). */
+#if defined(__AVX2__) && !defined(NNUE_PORTABLE)
 #include <immintrin.h>
 
 const char *const NNUE_KERNEL(nnue_kernel_name) = "avx2";

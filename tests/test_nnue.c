@@ -409,6 +409,10 @@ static void test_kernels_agree(void **state)
     OutputFn output[3] = {nnue_kernel_output, nnue_kernel_output_portable, NULL};
     assert_string_equal(nnue_kernel_name_portable, "portable");
 #ifdef __x86_64__
+    /* every x86-64 build has SSE2 at least */
+    assert_string_not_equal(nnue_kernel_name, "portable");
+#endif
+#ifdef __x86_64__
     assert_string_equal(nnue_kernel_name_avx2, "avx2");
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2")) {

@@ -485,25 +485,15 @@ static void test_sigkill(void **state)
 
 static unsigned char *slurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
+    unsigned char *buf = scratch_slurp(path, len);
+    if (!buf)
+        fail_msg("cannot read %s", path);
     return buf;
 }
 
 static void spit(const char *path, const unsigned char *buf, size_t len)
 {
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(buf, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
+    assert_true(scratch_spit(path, buf, len));
 }
 
 static void copy_file(const char *from, const char *to)

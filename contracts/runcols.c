@@ -141,6 +141,11 @@ bool runcols_hdf5_error(RunError *err, const char *path, const char *fmt, ...)
 RunQuiet runcols_quiet_begin(void)
 {
     RunQuiet q = {NULL, NULL};
+    /* No HDF5 shutdown at exit (this is the first HDF5 call of a process that opens a run
+     * file): after a damaged file whose metadata could not be read, it loops over the
+     * half-open file and prints "HDF5: infinite loop closing library" below the run
+     * file's one-line refusal. Every run file is closed explicitly before exit. */
+    H5dont_atexit();
     H5Eget_auto2(H5E_DEFAULT, &q.func, &q.data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     return q;
@@ -397,6 +402,20 @@ bool runcols_attr_write_scalar(hid_t obj, const char *name, hid_t ftype, hid_t m
     bool ok = attr_write(obj, name, ftype, mtype, sp, value, path, err);
     H5Sclose(sp);
     return ok;
+}
+
+bool runcols_attr_put_u64(hid_t obj, const char *name, uint64_t v, const char *path, RunError *err)
+{
+    htri_t ex = H5Aexists(obj, name);
+    if (ex < 0)
+        return runcols_hdf5_error(err, path, "cannot look for attribute %s", name);
+    if (!ex)
+        return runcols_attr_write_scalar(obj, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &v, path,
+                                         err);
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    bool ok = a >= 0 && H5Awrite(a, H5T_NATIVE_UINT64, &v) >= 0;
+    runcols_close_id(&a, H5Aclose);
+    return ok || runcols_hdf5_error(err, path, "cannot write attribute %s", name);
 }
 
 bool runcols_attr_write_string(hid_t obj, const char *name, const char *s, const char *path,

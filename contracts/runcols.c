@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "error.h"
 #include "rules.h"
@@ -141,6 +142,11 @@ bool runcols_hdf5_error(RunError *err, const char *path, const char *fmt, ...)
 RunQuiet runcols_quiet_begin(void)
 {
     RunQuiet q = {NULL, NULL};
+    /* No HDF5 shutdown at exit (this is the first HDF5 call of a process that opens a run
+     * file): after a damaged file whose metadata could not be read, it loops over the
+     * half-open file and prints "HDF5: infinite loop closing library" below the run
+     * file's one-line refusal. Every run file is closed explicitly before exit. */
+    H5dont_atexit();
     H5Eget_auto2(H5E_DEFAULT, &q.func, &q.data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     return q;
@@ -262,8 +268,39 @@ static bool array_ok(hid_t mt, hsize_t dim, H5T_class_t cls, size_t size, H5T_si
     return ok;
 }
 
+/* The most bytes a stored row may take: the largest table's row is 1.6 KB, so this
+ * leaves room for later members and refuses a damaged size before HDF5 allocates it. */
+enum { ROW_BYTES_MAX = 1 << 16 };
+
+/* Whether the members of a stored compound type fill its size exactly, each inside it
+ * and none over another (the file types are packed): a damaged offset or size would make
+ * HDF5 copy bytes outside its buffers. The member of the first overlap, or of the one
+ * outside, goes to *bad (-1 when the members leave gaps). */
+static bool members_fit(hid_t dt, int n, size_t total, int *bad)
+{
+    size_t end[64], start[64], sum = 0;
+    for (int i = 0; i < n; i++) {
+        hid_t mt = H5Tget_member_type(dt, (unsigned)i);
+        size_t size = mt >= 0 ? H5Tget_size(mt) : 0;
+        if (mt >= 0)
+            H5Tclose(mt);
+        start[i] = H5Tget_member_offset(dt, (unsigned)i);
+        end[i] = start[i] + size;
+        *bad = i;
+        if (!size || start[i] > total || size > total - start[i])
+            return false;
+        for (int j = 0; j < i; j++)
+            if (start[i] < end[j] && start[j] < end[i])
+                return false;
+        sum += size;
+    }
+    *bad = -1;
+    return sum == total;
+}
+
 /* Whether a stored compound type has every column of the table with the right class,
- * size and sign. Other members are allowed (a later schema may add some). */
+ * size and sign, and members that fit in its size. Other members are allowed (a later
+ * schema may add some). */
 static bool check_table_type(const RunTable *t, hid_t dt, const char *path, RunError *err)
 {
     if (H5Tget_class(dt) != H5T_COMPOUND)
@@ -318,6 +355,27 @@ static bool check_table_type(const RunTable *t, hid_t dt, const char *path, RunE
                              c->size, want);
         }
     }
+    size_t total = H5Tget_size(dt);
+    int nmembers = H5Tget_nmembers(dt), bad = 0;
+    if (total == 0 || total > ROW_BYTES_MAX || nmembers < 1 || nmembers > 64) {
+        H5Eclear2(H5E_DEFAULT);
+        return ERROR_SET(err, "%s: %s: a row type of %zu bytes and %d members (damaged)", path,
+                         t->name, total, nmembers);
+    }
+    if (!members_fit(dt, nmembers, total, &bad)) {
+        char *name = bad >= 0 ? H5Tget_member_name(dt, (unsigned)bad) : NULL;
+        if (bad < 0)
+            ERROR_SET(err, "%s: %s: the members do not add up to the %zu-byte row (damaged)", path,
+                      t->name, total);
+        else
+            ERROR_SET(err,
+                      "%s: %s: member %s lies outside the %zu-byte row or over another "
+                      "(damaged)",
+                      path, t->name, name ? name : "?", total);
+        H5free_memory(name);
+        H5Eclear2(H5E_DEFAULT);
+        return false;
+    }
     return true;
 }
 
@@ -345,6 +403,20 @@ bool runcols_attr_write_scalar(hid_t obj, const char *name, hid_t ftype, hid_t m
     bool ok = attr_write(obj, name, ftype, mtype, sp, value, path, err);
     H5Sclose(sp);
     return ok;
+}
+
+bool runcols_attr_put_u64(hid_t obj, const char *name, uint64_t v, const char *path, RunError *err)
+{
+    htri_t ex = H5Aexists(obj, name);
+    if (ex < 0)
+        return runcols_hdf5_error(err, path, "cannot look for attribute %s", name);
+    if (!ex)
+        return runcols_attr_write_scalar(obj, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &v, path,
+                                         err);
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    bool ok = a >= 0 && H5Awrite(a, H5T_NATIVE_UINT64, &v) >= 0;
+    runcols_close_id(&a, H5Aclose);
+    return ok || runcols_hdf5_error(err, path, "cannot write attribute %s", name);
 }
 
 bool runcols_attr_write_string(hid_t obj, const char *name, const char *s, const char *path,
@@ -627,6 +699,55 @@ bool runcols_create(RunDataset *d, hid_t file, const char *path, RunError *err)
     return ok;
 }
 
+/* The most rows and bytes of a chunk: 16 times the largest chunk the run file makes. */
+enum { CHUNK_ROWS_MAX = 1 << 16, CHUNK_BYTES_MAX = 16 << 20 };
+
+/* Whether a table's storage is as the run file makes it: chunked in rows, with no filter
+ * but shuffle, deflate and Fletcher-32, and no more bytes than the file has. HDF5 trusts
+ * these messages; a damaged one must be refused before the first read. */
+static bool check_layout(const RunTable *tb, hid_t dset, const char *path, RunError *err)
+{
+    hid_t dcpl = H5Dget_create_plist(dset), ft = H5Dget_type(dset);
+    hsize_t chunk = 0;
+    size_t row = ft >= 0 ? H5Tget_size(ft) : 0;
+    const char *why = NULL;
+    char text[160] = "";
+    if (dcpl < 0 || ft < 0)
+        why = "cannot read its creation properties";
+    else if (H5Pget_layout(dcpl) != H5D_CHUNKED || H5Pget_chunk(dcpl, 1, &chunk) != 1)
+        why = "not stored in chunks";
+    else if (chunk == 0 || chunk > CHUNK_ROWS_MAX || chunk * row > CHUNK_BYTES_MAX) {
+        snprintf(text, sizeof text, "chunks of %llu rows of %zu bytes", (unsigned long long)chunk,
+                 row);
+        why = text;
+    }
+    int nfilters = why ? 0 : H5Pget_nfilters(dcpl);
+    if (nfilters < 0 || nfilters > 3)
+        why = "a damaged filter list";
+    for (int i = 0; !why && i < nfilters; i++) {
+        unsigned flags = 0, values[8];
+        size_t nvalues = 8;
+        H5Z_filter_t f = H5Pget_filter2(dcpl, (unsigned)i, &flags, &nvalues, values, 0, NULL, NULL);
+        if (f != H5Z_FILTER_SHUFFLE && f != H5Z_FILTER_DEFLATE && f != H5Z_FILTER_FLETCHER32) {
+            snprintf(text, sizeof text, "filter %d, not shuffle, deflate or Fletcher-32", (int)f);
+            why = text;
+        } else if (f == H5Z_FILTER_DEFLATE && (nvalues != 1 || values[0] > 9)) {
+            why = "damaged deflate settings";
+        }
+    }
+    struct stat st;
+    hsize_t bytes = why ? 0 : H5Dget_storage_size(dset);
+    if (!why && stat(path, &st) == 0 && bytes > (hsize_t)st.st_size) {
+        snprintf(text, sizeof text, "%llu bytes of rows in a file of %lld",
+                 (unsigned long long)bytes, (long long)st.st_size);
+        why = text;
+    }
+    runcols_close_id(&ft, H5Tclose);
+    runcols_close_id(&dcpl, H5Pclose);
+    H5Eclear2(H5E_DEFAULT);
+    return why ? ERROR_SET(err, "%s: %s: %s (damaged)", path, tb->name, why) : true;
+}
+
 bool runcols_open(RunDataset *d, hid_t file, uint64_t *extent, const char *path, RunError *err)
 {
     const RunTable *tb = &RUNCOLS_TABLES[d->id];
@@ -659,6 +780,8 @@ bool runcols_open(RunDataset *d, hid_t file, uint64_t *extent, const char *path,
     if (nd != 1 || maxdims != H5S_UNLIMITED)
         return ERROR_SET(err, "%s: %s is not a one-dimensional extendible dataset", path, tb->name);
     *extent = dims;
+    if (!check_layout(tb, d->dset, path, err))
+        return false;
     if ((d->memtype = table_type(tb, false)) < 0)
         return runcols_hdf5_error(err, path, "cannot build the type of %s", tb->name);
     return true;

@@ -62,6 +62,9 @@ typedef struct {
 
 extern const RunTable RUNCOLS_TABLES[RUNCOLS_NB];
 
+/* The /games attribute that counts the games written in full (runfile.h). */
+#define RUNCOLS_DURABLE_GAMES "durable_games"
+
 /* An open table: the dataset, the in-memory row type, the rows in the file, and the
  * transfer list of its reads and writes with its conversion buffers (made at the first
  * read or write). The ids are H5I_INVALID_HID while closed or not made. */
@@ -105,6 +108,8 @@ RunGame runcols_game(const RunGameRow *r);
 
 bool runcols_attr_write_scalar(hid_t obj, const char *name, hid_t ftype, hid_t mtype,
                                const void *value, const char *path, RunError *err);
+/* A scalar u64, created or overwritten. */
+bool runcols_attr_put_u64(hid_t obj, const char *name, uint64_t v, const char *path, RunError *err);
 /* A scalar fixed-length string, as long as s. */
 bool runcols_attr_write_string(hid_t obj, const char *name, const char *s, const char *path,
                                RunError *err);

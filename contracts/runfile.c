@@ -76,7 +76,8 @@ static bool create_impl(RunFile *rf, const char *config, const char *version, Ru
     for (int t = 0; t < RUNCOLS_REQUIRED; t++)
         if (!runcols_create(&rf->ds[t], rf->file, rf->path, err))
             return false;
-    if (!runcols_attr_write_reasons(rf->ds[RUNCOLS_GAMES].dset, rf->path, err))
+    if (!runcols_attr_write_reasons(rf->ds[RUNCOLS_GAMES].dset, rf->path, err) ||
+        !runcols_attr_put_u64(rf->ds[RUNCOLS_GAMES].dset, RUNCOLS_DURABLE_GAMES, 0, rf->path, err))
         return false;
     return runfence_end(rf->file, rf->path, err);
 }
@@ -358,6 +359,19 @@ static bool append_impl(RunFile *rf, const GameRecord *rec, const PackedPos *boa
     return true;
 }
 
+/* Records in the file, inside a write section, that its stored games are written in
+ * full: the rows a later opening never drops as the rest of an interrupted write. */
+static bool record_durable(RunFile *rf, RunError *err)
+{
+    uint64_t n = rf->ds[RUNCOLS_GAMES].stored;
+    if (n == rf->durable_games)
+        return true;
+    if (!runcols_attr_put_u64(rf->ds[RUNCOLS_GAMES].dset, RUNCOLS_DURABLE_GAMES, n, rf->path, err))
+        return false;
+    rf->durable_games = n;
+    return true;
+}
+
 static bool flush_impl(RunFile *rf, RunError *err)
 {
     if (!rf->writable)
@@ -373,6 +387,7 @@ static bool flush_impl(RunFile *rf, RunError *err)
                      rf->ngbuf * sizeof(RunGameRow) + runfile_spsa_pending_bytes(rf);
     bool untouched;
     bool ok = runfence_begin(rf->file, bytes, &untouched, rf->path, err) &&
+              record_durable(rf, err) &&
               runcols_append(&rf->ds[RUNCOLS_PLAYERS], rf->players + p0, rf->nplayers - p0,
                              rf->path, err) &&
               runcols_append(&rf->ds[RUNCOLS_POSITIONS], rf->pbuf, rf->npbuf, rf->path, err) &&
@@ -434,6 +449,13 @@ bool runfile_close(RunFile **rfp, RunError *err)
                                      "since the last flush are lost",
                                      rf->path)
                          : flush_impl(rf, err);
+    /* The last batch too is recorded as written in full, in a write section of its own.
+     * Its games are on disk whatever happens here: on a full disk the count just stays at
+     * the batch before, as after a kill. */
+    RunError ignored;
+    if (ok && rf->writable && rf->durable_games != rf->ds[RUNCOLS_GAMES].stored &&
+        runfence_begin(rf->file, 0, NULL, rf->path, &ignored) && record_durable(rf, &ignored))
+        runfence_end(rf->file, rf->path, &ignored);
     if (!runhandle_close_hdf5(rf, ok ? err : NULL))
         ok = false;
     runhandle_free(rf);

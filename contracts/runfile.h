@@ -14,7 +14,9 @@
  *     1: colours swapped), red_player u16, black_player u16, start_fen string[128],
  *     outcome i8 (1 Red won, 0 draw, -1 Black won), reason u8 (Reason code),
  *     plies u16, first_position u64 (row in /positions), worker_rank u32
- *     attributes: reason_names string[32][n] (name of each reason code, rules.h)
+ *     attributes: reason_names string[32][n] (name of each reason code, rules.h),
+ *     durable_games u64 (games written in full: set inside each flush to the games
+ *     stored before it, and to all of them on closing; absent in older files)
  *   /positions     one row per position before each move, rows of a game contiguous
  *                  from its first_position, in ply order (so rows per game == plies)
  *     board u8[48] (PackedPos, record.h), game_id u64, ply u16 (0-based, within the
@@ -45,7 +47,9 @@
  * NONE and every batch is fenced (runfence.c explains how): in 4000 kills at random
  * moments of back-to-back flushes, no file was lost and no flushed game was missing.
  * A kill inside a flush can leave that batch half written; on reopening, its rows are
- * ignored (read) or dropped (append) and runfile_recovery_note() says so. They were never
+ * ignored (read) or dropped (append) and runfile_recovery_note() says so. Rows below
+ * durable_games are never taken for such rows: a bad one there is damage, and the file
+ * is refused. They were never
  * acknowledged, so the workers send those games again. Rarely (1 in 4000 kills) such a
  * file refuses readers until it has been opened for append once, which repairs it.
  * The file space strategy means that space freed by rewriting a chunk is not reused:

@@ -40,8 +40,11 @@ struct RunFile {
     char *config;
     char *engine_version;
     char *created;
-    char note[256];
+    char note[640];
     uint64_t past_eoa; /* bytes past the EOA when opened: an interrupted write section */
+    /* /games durable_games as the file holds it: games written in full (runfile.h) */
+    uint64_t durable_games;
+    char tail_why[160]; /* why the first row past the stored games is not one */
 
     /* Every game, stored or buffered, by id; and (pair, game_in_pair) -> id + 1. */
     RunGame *games;

@@ -60,31 +60,54 @@ static bool load_players(RunFile *rf, uint64_t n, RunError *err)
     return true;
 }
 
-/* Checks a stored game row (its id is already known to be the row number). */
+/* Checks a stored game row (its id is already known to be the row number): every field
+ * in range; the error names the field, its value and what was expected. */
 static bool check_game_row(const RunFile *rf, const RunGameRow *r, RunError *err)
 {
-    const char *why = NULL;
+    char why[160] = "";
+    unsigned long long pair = (unsigned long long)r->pair_id;
     if (r->game_in_pair > 1)
-        why = "game_in_pair is not 0 or 1";
+        snprintf(why, sizeof why, "game_in_pair %u, expected 0 or 1", r->game_in_pair);
     else if (r->outcome < -1 || r->outcome > 1)
-        why = "outcome is not 1, 0 or -1";
+        snprintf(why, sizeof why, "outcome %d, expected 1, 0 or -1", r->outcome);
     else if (r->reason >= REASON_NB)
-        why = "unknown reason code";
+        snprintf(why, sizeof why, "reason %u, expected a code below %d", r->reason, REASON_NB);
     else if (r->red_player >= rf->nplayers || r->black_player >= rf->nplayers)
-        why = "unknown player";
+        snprintf(why, sizeof why, "%s %u, expected a player below %llu",
+                 r->red_player >= rf->nplayers ? "red_player" : "black_player",
+                 r->red_player >= rf->nplayers ? r->red_player : r->black_player,
+                 (unsigned long long)rf->nplayers);
     else if (r->plies > RECORD_MAX_PLIES)
-        why = "too many plies";
-    else if (r->pair_id == UINT64_MAX)
-        why = "pair_id has no next one"; /* runfile_next_pair_id would wrap to 0 */
+        snprintf(why, sizeof why, "plies %u, expected at most %d", r->plies, RECORD_MAX_PLIES);
+    else if (r->pair_id == UINT64_MAX) /* runfile_next_pair_id would wrap to 0 */
+        snprintf(why, sizeof why, "pair_id has no next one (%llu)", pair);
     else if (r->pair_id > r->game_id && r->pair_id - r->game_id > RUNFILE_PAIR_ID_SLACK)
-        why = "pair_id is more than 2^24 past its game_id (pair ids run densely)";
+        snprintf(why, sizeof why,
+                 "pair_id %llu is more than 2^24 past its game_id (pair ids run densely)", pair);
     else if (!runcols_terminated(r->start_fen, sizeof r->start_fen) || !r->start_fen[0])
-        why = "bad start_fen";
+        snprintf(why, sizeof why, "start_fen is %s", r->start_fen[0] ? "unterminated" : "empty");
     else if (runhandle_find(rf, r->pair_id, r->game_in_pair, NULL))
-        why = "its (pair_id, game_in_pair) is stored twice";
-    return why ? ERROR_SET(err, "%s: /games row %llu: %s", rf->path, (unsigned long long)r->game_id,
-                           why)
-               : true;
+        snprintf(why, sizeof why, "(pair_id %llu, game_in_pair %u) is stored twice", pair,
+                 r->game_in_pair);
+    return why[0] ? ERROR_SET(err, "%s: /games row %llu: %s", rf->path,
+                              (unsigned long long)r->game_id, why)
+                  : true;
+}
+
+/* Why row i, the first of the tail, is not a stored game: its game_id is not its row
+ * number, or its plies run past the positions. */
+static void tail_reason(const RunGameRow *r, uint64_t i, uint64_t pos_rows, char *why, size_t size)
+{
+    if (r->game_id != i)
+        snprintf(why, size, "/games row %llu: game_id %llu, expected %llu", (unsigned long long)i,
+                 (unsigned long long)r->game_id, (unsigned long long)i);
+    else
+        snprintf(why, size,
+                 "/games row %llu: plies %u take positions up to row %llu, /positions has %llu "
+                 "rows",
+                 (unsigned long long)i, r->plies,
+                 (unsigned long long)(r->first_position + r->plies - 1),
+                 (unsigned long long)pos_rows);
 }
 
 /*
@@ -111,6 +134,13 @@ static bool load_games(RunFile *rf, uint64_t n, uint64_t pos_rows, uint64_t *gam
             if (r->game_id != i ||
                 (r->first_position == expect && r->first_position + r->plies > pos_rows)) {
                 tail = i;
+                tail_reason(r, i, pos_rows, rf->tail_why, sizeof rf->tail_why);
+                /* rows the file records as written in full are damaged, never dropped */
+                if (i < rf->durable_games)
+                    ok = ERROR_SET(err,
+                                   "%s: %s; the file records %llu games as written in full, so "
+                                   "this is damage, not an interrupted write",
+                                   rf->path, rf->tail_why, (unsigned long long)rf->durable_games);
                 break;
             }
             if (r->first_position != expect)
@@ -129,6 +159,25 @@ static bool load_games(RunFile *rf, uint64_t n, uint64_t pos_rows, uint64_t *gam
     *games = tail;
     *positions = expect;
     return ok;
+}
+
+/* The games the file records as written in full (0 in a file of a build before the
+ * count): no more than /games has. */
+static bool load_durable(RunFile *rf, uint64_t games, RunError *err)
+{
+    hid_t d = rf->ds[RUNCOLS_GAMES].dset;
+    htri_t ex = H5Aexists(d, RUNCOLS_DURABLE_GAMES);
+    rf->durable_games = 0;
+    if (ex < 0)
+        return runcols_hdf5_error(err, rf->path, "cannot look for /games %s",
+                                  RUNCOLS_DURABLE_GAMES);
+    if (ex && !runcols_attr_read_u64(d, RUNCOLS_DURABLE_GAMES, &rf->durable_games, rf->path, err))
+        return false;
+    if (rf->durable_games > games)
+        return ERROR_SET(err, "%s: /games %s is %llu, but /games has %llu rows (damaged)", rf->path,
+                         RUNCOLS_DURABLE_GAMES, (unsigned long long)rf->durable_games,
+                         (unsigned long long)games);
+    return true;
 }
 
 /* The last stored position must be the last ply of the last game that has plies. Reading
@@ -177,6 +226,7 @@ static bool load(RunFile *rf, uint64_t extent[RUNCOLS_NB], RunError *err)
         !runcols_attr_read_string(rf->file, "created", &rf->created, rf->path, err) ||
         !open_tables(rf, extent, err) ||
         !runcols_check_reasons(rf->ds[RUNCOLS_GAMES].dset, rf->path, err) ||
+        !load_durable(rf, extent[RUNCOLS_GAMES], err) ||
         !load_players(rf, extent[RUNCOLS_PLAYERS], err))
         return false;
     uint64_t games = 0, positions = 0;
@@ -199,10 +249,11 @@ static bool load(RunFile *rf, uint64_t extent[RUNCOLS_NB], RunError *err)
         return false;
     if (games < extent[RUNCOLS_GAMES] || positions < extent[RUNCOLS_POSITIONS])
         snprintf(rf->note, sizeof rf->note,
-                 "%s: %llu game rows and %llu position rows of an interrupted write %s", rf->path,
-                 (unsigned long long)(extent[RUNCOLS_GAMES] - games),
+                 "%s: %llu game rows and %llu position rows of an interrupted write %s%s%s",
+                 rf->path, (unsigned long long)(extent[RUNCOLS_GAMES] - games),
                  (unsigned long long)(extent[RUNCOLS_POSITIONS] - positions),
-                 "are ignored (opening for append drops them)");
+                 "are ignored (opening for append drops them)", rf->tail_why[0] ? "; " : "",
+                 rf->tail_why);
     return check_last_position(rf, err);
 }
 
@@ -238,11 +289,12 @@ static bool reopen_for_append(RunFile *rf, const uint64_t seen[RUNCOLS_NB], RunE
                                       RUNCOLS_TABLES[t].name);
     }
     if (drop)
-        snprintf(
-            rf->note, sizeof rf->note,
-            "%s: dropped %llu game rows and %llu position rows of an interrupted write", rf->path,
-            (unsigned long long)(extent[RUNCOLS_GAMES] - rf->ds[RUNCOLS_GAMES].stored),
-            (unsigned long long)(extent[RUNCOLS_POSITIONS] - rf->ds[RUNCOLS_POSITIONS].stored));
+        snprintf(rf->note, sizeof rf->note,
+                 "%s: dropped %llu game rows and %llu position rows of an interrupted write%s%s",
+                 rf->path,
+                 (unsigned long long)(extent[RUNCOLS_GAMES] - rf->ds[RUNCOLS_GAMES].stored),
+                 (unsigned long long)(extent[RUNCOLS_POSITIONS] - rf->ds[RUNCOLS_POSITIONS].stored),
+                 rf->tail_why[0] ? "; " : "", rf->tail_why);
     if (nnames < REASON_NB &&
         (H5Adelete(rf->ds[RUNCOLS_GAMES].dset, "reason_names") < 0 ||
          !runcols_attr_write_reasons(rf->ds[RUNCOLS_GAMES].dset, rf->path, err)))

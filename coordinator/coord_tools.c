@@ -316,6 +316,8 @@ int coord_tool_verify(int argc, char **argv)
         runfile_close(&rf, &err);
         return 1;
     }
+    if (runfile_recovery_note(rf)[0])
+        fprintf(stderr, "verify: %s\n", runfile_recovery_note(rf));
     bool config_ok = verify_config(rf, cfg);
     bool table_ok = runfile_verify(rf, &err);
     if (!table_ok)

@@ -485,25 +485,15 @@ static void test_sigkill(void **state)
 
 static unsigned char *slurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
+    unsigned char *buf = scratch_slurp(path, len);
+    if (!buf)
+        fail_msg("cannot read %s", path);
     return buf;
 }
 
 static void spit(const char *path, const unsigned char *buf, size_t len)
 {
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(buf, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
+    assert_true(scratch_spit(path, buf, len));
 }
 
 static void copy_file(const char *from, const char *to)
@@ -598,21 +588,27 @@ static void unlink_dataset(const char *path, const char *name)
 }
 
 /* Writes the pair_id member of one /games row, leaving the others as they are. */
-static void set_pair_id(const char *path, hsize_t row, uint64_t pair_id)
+/* Writes one integer member of one /games row, as h5py would: the file stays valid. */
+static void set_game_field(const char *path, hsize_t row, const char *member, uint64_t value)
 {
     hid_t f = h5_open_rw(path);
     hid_t d = H5Dopen2(f, "/games", H5P_DEFAULT);
-    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof pair_id);
-    assert_true(d >= 0 && t >= 0 && H5Tinsert(t, "pair_id", 0, H5T_NATIVE_UINT64) >= 0);
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof value);
+    assert_true(d >= 0 && t >= 0 && H5Tinsert(t, member, 0, H5T_NATIVE_UINT64) >= 0);
     hsize_t one = 1;
     hid_t fs = H5Dget_space(d), ms = H5Screate_simple(1, &one, NULL);
     assert_true(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &row, NULL, &one, NULL) >= 0);
-    assert_true(H5Dwrite(d, t, ms, fs, H5P_DEFAULT, &pair_id) >= 0);
+    assert_true(H5Dwrite(d, t, ms, fs, H5P_DEFAULT, &value) >= 0);
     H5Sclose(ms);
     H5Sclose(fs);
     H5Tclose(t);
     H5Dclose(d);
     H5Fclose(f);
+}
+
+static void set_pair_id(const char *path, hsize_t row, uint64_t pair_id)
+{
+    set_game_field(path, row, "pair_id", pair_id);
 }
 
 static void set_extent(const char *path, const char *name, hsize_t rows)
@@ -755,6 +751,36 @@ static void test_corrupt_files(void **state)
     assert_int_equal(runfile_game_count(rf), 80);
     assert_true(runfile_close(&rf, &err));
     free(buf);
+}
+
+/* One damaged row of a file whose writer closed it: the rows after it are not the rest
+ * of an interrupted write (the file records every row as written in full), so the file
+ * is refused, read or appended, with the row, the field, its value and what was expected,
+ * and nothing is dropped. */
+static void test_damaged_row(void **state)
+{
+    (void)state;
+    const char *good = scratch_path("twelve.h5");
+    const char *bad = scratch_path("damaged-row.h5");
+    write_file(good, 12);
+    static const struct {
+        hsize_t row;
+        const char *member;
+        uint64_t value;
+        const char *says;
+    } CASES[] = {
+        {3, "game_id", 7, "/games row 3: game_id 7, expected 3"},
+        {0, "plies", 65535, "/games row 0: plies 65535"},
+        {11, "game_id", 0, "/games row 11: game_id 0, expected 11"},
+        {5, "first_position", 0, "/games row 5: first_position 0, expected"},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        copy_file(good, bad);
+        set_game_field(bad, CASES[i].row, CASES[i].member, CASES[i].value);
+        expect_refused(bad, CASES[i].says);
+        if (strcmp(CASES[i].member, "first_position")) /* not a row an interrupted write leaves */
+            expect_refused(bad, "the file records 12 games as written in full");
+    }
 }
 
 /* What a kill inside runfile_flush can leave: a /games row whose positions never
@@ -1090,9 +1116,9 @@ int main(void)
         cmocka_unit_test(test_write_read),        cmocka_unit_test(test_resume),
         cmocka_unit_test(test_append_rejects),    cmocka_unit_test(test_config_limits),
         cmocka_unit_test(test_sigkill),           cmocka_unit_test(test_corrupt_files),
-        cmocka_unit_test(test_interrupted_write), cmocka_unit_test(test_export_plain),
-        cmocka_unit_test(test_export_pgn),        cmocka_unit_test(test_full_disk),
-        cmocka_unit_test(test_append_validated),
+        cmocka_unit_test(test_interrupted_write), cmocka_unit_test(test_damaged_row),
+        cmocka_unit_test(test_export_plain),      cmocka_unit_test(test_export_pgn),
+        cmocka_unit_test(test_full_disk),         cmocka_unit_test(test_append_validated),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -194,7 +194,8 @@ static void test_bad_params(void **state)
 }
 
 /* Rows past the last whole pair, as a kill inside a flush leaves them (here the games
- * of pair 1 are cut off the file by hand): ignored, then dropped. */
+ * of pair 1 are cut off the file by hand, and the file's count of games written in full
+ * set back to the 3 before that flush): ignored, then dropped. */
 static void test_interrupted_rows(void **state)
 {
     (void)state;
@@ -214,6 +215,10 @@ static void test_interrupted_rows(void **state)
     hid_t games = H5Dopen2(f, "/games", H5P_DEFAULT);
     hsize_t keep = 3; /* pair 1 half stored, pair 2 gone */
     assert_true(H5Dset_extent(games, &keep) >= 0);
+    uint64_t durable = keep;
+    hid_t a = H5Aopen(games, "durable_games", H5P_DEFAULT);
+    assert_true(a >= 0 && H5Awrite(a, H5T_NATIVE_UINT64, &durable) >= 0);
+    H5Aclose(a);
     H5Dclose(games);
     H5Fclose(f);
 

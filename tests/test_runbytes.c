@@ -223,6 +223,9 @@ static void test_metadata_flips(void **state)
 /* With a file name: exercises that file in this process (to debug a failure). */
 int main(int argc, char **argv)
 {
+    /* Before any HDF5 call: the parent reads the chunk layout and the children it forks
+     * inherit the library, which must not shut down at exit (as in every chuhe program). */
+    H5dont_atexit();
     position_init();
     if (argc == 2)
         return exercise(argv[1]);

@@ -256,6 +256,7 @@ static int resume_run(CoordConfig *cfg, const CoordGiven *given, RunFile **rf,
     CoordError cerr;
     int status = 0;
     if (!coord_config_resume(cfg, given, runfile_config(*rf), &cerr)) {
+        coord_options_say(given, cerr.msg, sizeof cerr.msg);
         coord_log("%s: %s", cfg->out, cerr.msg);
         status = 2;
     } else if (runfile_player_count(*rf) != cfg->engines) {
@@ -435,11 +436,13 @@ static int start(CoordConfig *cfg, const CoordGiven *given, RunFile **rf, CoordH
         if (resumed)
             return resumed;
     } else if (!coord_config_finish_new(cfg, given, &cerr)) {
+        coord_options_say(given, cerr.msg, sizeof cerr.msg);
         coord_log("%s", cerr.msg);
         return 2;
     }
     int status = 0;
     if (!coord_config_check_outputs(cfg, &cerr)) {
+        coord_options_say(given, cerr.msg, sizeof cerr.msg);
         coord_log("%s", cerr.msg);
         status = 2;
     } else if (!check_weights(cfg) || !spsa_outputs(cfg)) {

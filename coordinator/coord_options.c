@@ -129,7 +129,7 @@ static const CoordOpt OPTS[] = {
     {"--progress-interval", DOUBLE, FIELD(progress_interval), 0.1, 86400, 0, "S",
      "seconds between progress lines (default 1)"},
     {"--pgnout", PATH, FIELD(pgnout), 0, 0, 0, "FILE",
-     "write every stored game as PGN to FILE when the run ends"},
+     "append every game of the run to FILE as PGN as it is stored"},
     {"--rating-interval", INT, FIELD(rating_interval), 0, 1000000000, 0, "N",
      "log the match statistics every N stored games"},
     {"--ack-log", PATH, FIELD(ack_log), 0, 0, 0, "FILE",

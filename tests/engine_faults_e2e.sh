@@ -2,13 +2,13 @@
 # External engines that misbehave beyond losing a game: one that starts a long-lived
 # process of its own (nothing of it survives the run, mpirun exits, and the engine
 # inherits no descriptor of the worker's), one that sends a 10 MB line without a
-# newline (the worker says so), and one that plays an illegal move (the move and the
-# position are logged, and the PGN says how the game ended).
+# newline (the worker says so), and one that plays an illegal move (the worker logs the
+# move and the position, and the PGN says who played it).
 # Prints TAP. Usage: tests/engine_faults_e2e.sh <bindir>; CHUHE_TEST_KEEP=1 keeps the logs.
 set -u
 bindir=${1:-bin}
 . "$(dirname "$0")/support/e2e.sh"
-e2e_begin "misbehaving engines" 4 "$coord" "$worker" "$bindir/chuhe-engine"
+e2e_begin "misbehaving engines" 6 "$coord" "$worker" "$bindir/chuhe-engine"
 engine=$(cd "$bindir" && pwd)/chuhe-engine
 
 # the sleeps the forking engine started that are still running (pids from its notes,
@@ -45,4 +45,17 @@ stop_after_workers=1 e2e_run longline -engine builtin -engine name=long cmd="$te
 check "a 10 MB line without newline: the worker says the engine sent a line too long" \
     $(($(grep -c "did not start: the engine sent a line longer than 16383 bytes" "$tmp/longline.workers") == 0)) \
     "$tmp/longline.workers"
+
+# 5-6: an illegal move, in the worker's log and the PGN
+e2e_run illegal -engine builtin -engine name=illegal cmd="$test_engines/broken.sh" args=illegal \
+    -each depth=2 -games 2 --seed 1 --opening-max-score 200 -pgnout "$tmp/illegal.pgn"
+fen='[1-9rnbakcpRNBAKCP/]* [wb] - - [0-9]* [0-9]*'
+check "the worker's log names the engine, its illegal move and the position ($(grep -c 'illegal move' "$tmp/illegal.workers") lines)" \
+    $((rc_c != 0 || rc_w != 0 ||
+        $(grep -c "broken.sh illegal, \(Red\|Black\)) played the illegal move 'a0a0' in $fen and loses" \
+            "$tmp/illegal.workers") != 2)) "$tmp/illegal.workers"
+check "the PGN says who played the illegal move, and Termination says illegal-move" \
+    $(($(tr '\n' ' ' <"$tmp/illegal.pgn" |
+        grep -o '{Red played an illegal move} 0-1\|{Black played an illegal move} 1-0' | wc -l) != 2 ||
+        $(grep -c '^\[Termination "illegal-move"\]' "$tmp/illegal.pgn") != 2)) "$tmp/illegal.pgn"
 e2e_end

@@ -1,5 +1,6 @@
 #include "coord_cli.h"
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,16 +40,34 @@ typedef struct {
     long long rounds, games; /* -1: not given */
     const char *tournament;  /* the canonical kind name; NULL: not given */
     bool spsa;               /* -spsa: the one engine plays against itself */
+    char said[48];           /* what the user typed for the long options pushed next */
 } Translation;
+
+/* Names the long options pushed from now on in messages ("-each nodes="). */
+static void say(Translation *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(Translation *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->said, sizeof t->said, fmt, ap);
+    va_end(ap);
+}
+
+static char *copy_text(const char *s)
+{
+    char *copy = strdup(s);
+    if (!copy)
+        COORD_FATAL("out of memory");
+    return copy;
+}
 
 static bool push(Translation *t, const char *s)
 {
     if (t->out->argc + 1 >= MAX_OUT)
         return ERROR_SET(t->err, "too many options");
-    char *copy = strdup(s);
-    if (!copy)
-        COORD_FATAL("out of memory");
-    t->out->argv[t->out->argc++] = copy;
+    if (s[0] == '-' && s[1] == '-' && t->said[0])
+        t->out->said[t->out->argc] = copy_text(t->said);
+    t->out->argv[t->out->argc++] = copy_text(s);
     t->out->argv[t->out->argc] = NULL;
     return true;
 }
@@ -56,6 +75,13 @@ static bool push(Translation *t, const char *s)
 static bool push2(Translation *t, const char *opt, const char *value)
 {
     return push(t, opt) && push(t, value);
+}
+
+/* push2, the option named said in messages. */
+static bool push_said(Translation *t, const char *said, const char *opt, const char *value)
+{
+    say(t, "%s", said);
+    return push2(t, opt, value);
 }
 
 /* ---- the words of -engine and -each ---- */
@@ -88,26 +114,36 @@ static bool add_args(EngineSpec *e, const char *val, CoordError *err)
     return true;
 }
 
-/* A search limit key of -each or -engine (tc, st, nodes, depth) as the coordinator's
- * option name ("--movetime" for st) and value; false with *handled unset for others. */
-static bool limit_option(const char *key, const char *val, char opt[16], char value[32],
-                         bool *handled, CoordError *err)
+/* A search limit key of -each or -engine (tc, st, nodes, depth; of option `of`) as the
+ * coordinator's option name ("--movetime" for st) and value; false with *handled unset
+ * for others. A node count or depth of 0 (no limit to the long options) is refused:
+ * here it is a slip, which would leave the default limit. */
+static bool limit_option(const char *of, const char *key, const char *val, char opt[16],
+                         char value[32], bool *handled, CoordError *err)
 {
     *handled = true;
+    char label[32];
+    snprintf(label, sizeof label, "%s %s", of, key);
     if (strlen(val) >= 32)
-        return ERROR_SET(err, "%s=%s: too long", key, val);
+        return ERROR_SET(err, "%s=%s: too long", label, val);
     snprintf(value, 32, "%s", val);
     if (!strcmp(key, "st")) {
         double s;
-        if (!numparse_double("st", val, 0.001, 3600, &s, err ? err->msg : NULL,
+        if (!numparse_double(label, val, 0.001, 3600, &s, err ? err->msg : NULL,
                              err ? sizeof err->msg : 0))
             return false;
         snprintf(value, 32, "%d", (int)(s * 1000 + 0.5));
         snprintf(opt, 16, "--movetime");
     } else if (!strcmp(key, "tc") || !strcmp(key, "nodes") || !strcmp(key, "depth")) {
         if (!val[0]) /* "--tc ''" is no clock: here it is a slip */
-            return ERROR_SET(err, "%s: '' is not a %s", key, key[0] == 't' ? "BASE+INC" : "number");
+            return ERROR_SET(err, "%s: '' is not a %s", label,
+                             key[0] == 't' ? "BASE+INC" : "number");
         snprintf(opt, 16, "--%.8s", key);
+        long long v;
+        const CoordOpt *o = coord_options_find(opt);
+        if (key[0] != 't' && !numparse_int(label, val, 1, (long long)o->max, &v,
+                                           err ? err->msg : NULL, err ? sizeof err->msg : 0))
+            return false;
     } else {
         *handled = false;
     }
@@ -118,8 +154,9 @@ static bool limit_option(const char *key, const char *val, char opt[16], char va
 static bool each_limit(Translation *t, const char *key, const char *val, bool *handled)
 {
     char opt[16], value[32];
-    if (!limit_option(key, val, opt, value, handled, t->err))
+    if (!limit_option("-each", key, val, opt, value, handled, t->err))
         return false;
+    say(t, "-each %s", key);
     if (*handled)
         return push2(t, opt, value);
     *handled = true;
@@ -141,7 +178,8 @@ static bool engine_limit(EngineSpec *e, const char *key, const char *val, bool *
                          "-engine timemargin: one margin holds for every engine: give it in -each");
     if (e->nlimits == 4)
         return ERROR_SET(err, "-engine %s: too many limits", key);
-    if (!limit_option(key, val, e->limit_opt[e->nlimits], e->limit_val[e->nlimits], handled, err))
+    if (!limit_option("-engine", key, val, e->limit_opt[e->nlimits], e->limit_val[e->nlimits],
+                      handled, err))
         return false;
     if (*handled)
         e->nlimits++;
@@ -180,6 +218,13 @@ static bool engine_word(Translation *t, EngineSpec *e, const char *w, bool each)
     const char *val = eq + 1;
     if (!strncmp(key, "option.", 7))
         return add_option(e, w + 7, err);
+    bool text = !strcmp(key, "args");
+    for (size_t k = 0; k < sizeof TEXT_KEYS / sizeof TEXT_KEYS[0]; k++)
+        text |= !strcmp(key, TEXT_KEYS[k].key);
+    /* "cmd=$ENGINE" with the variable unset would make a built-in engine */
+    if (text && !val[0])
+        return ERROR_SET(err, "%s %s=: the value is empty (give one, or leave %s= out)", opt, key,
+                         key);
     for (size_t k = 0; k < sizeof TEXT_KEYS / sizeof TEXT_KEYS[0]; k++)
         if (!strcmp(key, TEXT_KEYS[k].key))
             return copy_to((char *)e + TEXT_KEYS[k].offset, TEXT_KEYS[k].size, val, key, err);
@@ -289,12 +334,13 @@ static bool opt_openings(Translation *t, const char *opt, char **w, int n)
         return ERROR_SET(t->err, "-openings: order=%s is not sequential or random", order);
     if (policy && strcmp(policy, "pair") && strcmp(policy, "round"))
         return ERROR_SET(t->err, "-openings: policy=%s is not pair or round", policy);
-    return push2(t, "--openings", file) && (!seed || push2(t, "--seed", seed)) &&
-           (!format || push2(t, "--opening-format", format)) &&
-           (!order || push2(t, "--opening-order", order)) &&
-           (!start || push2(t, "--opening-start", start)) &&
-           (!plies || push2(t, "--opening-plies", plies)) &&
-           (!policy || push2(t, "--opening-policy", policy));
+    return push_said(t, "-openings file", "--openings", file) &&
+           (!seed || push_said(t, "-openings seed", "--seed", seed)) &&
+           (!format || push_said(t, "-openings format", "--opening-format", format)) &&
+           (!order || push_said(t, "-openings order", "--opening-order", order)) &&
+           (!start || push_said(t, "-openings start", "--opening-start", start)) &&
+           (!plies || push_said(t, "-openings plies", "--opening-plies", plies)) &&
+           (!policy || push_said(t, "-openings policy", "--opening-policy", policy));
 }
 
 /* -rounds N and -games N: the game count, pushed at the end. */
@@ -325,7 +371,7 @@ static bool opt_sprt(Translation *t, const char *opt, char **w, int n)
             text[l++] = ' ';
         memcpy(text + l, w[k], wl + 1);
     }
-    return push2(t, "--sprt", text);
+    return push_said(t, "-sprt", "--sprt", text);
 }
 
 /* -spsa params=F [pairs=N] [A=X] [alpha=X] [gamma=X] [window=W] [seed=S] [out=F]
@@ -347,8 +393,10 @@ static bool opt_spsa(Translation *t, const char *opt, char **w, int n)
     }
     const char *seed = kv(w, n, "seed"), *out = kv(w, n, "out"), *plot = kv(w, n, "plot");
     t->spsa = true;
-    return push2(t, "--spsa", text) && (!seed || push2(t, "--seed", seed)) &&
-           (!out || push2(t, "--spsa-out", out)) && (!plot || push2(t, "--spsa-plot", plot));
+    return push_said(t, "-spsa", "--spsa", text) &&
+           (!seed || push_said(t, "-spsa seed", "--seed", seed)) &&
+           (!out || push_said(t, "-spsa out", "--spsa-out", out)) &&
+           (!plot || push_said(t, "-spsa plot", "--spsa-plot", plot));
 }
 
 static bool opt_maxmoves(Translation *t, const char *opt, char **w, int n)
@@ -361,7 +409,7 @@ static bool opt_maxmoves(Translation *t, const char *opt, char **w, int n)
         return false;
     char plies[32];
     snprintf(plies, sizeof plies, "%lld", 2 * moves);
-    return push2(t, "--max-plies", plies);
+    return push_said(t, "-maxmoves", "--max-plies", plies);
 }
 
 static bool opt_resign(Translation *t, const char *opt, char **w, int n)
@@ -372,7 +420,8 @@ static bool opt_resign(Translation *t, const char *opt, char **w, int n)
     const char *mc = kv(w, n, "movecount"), *sc = kv(w, n, "score");
     if (!mc || !sc)
         return ERROR_SET(t->err, "-resign: give movecount= and score=");
-    return push2(t, "--resign-moves", mc) && push2(t, "--resign-score", sc);
+    return push_said(t, "-resign movecount", "--resign-moves", mc) &&
+           push_said(t, "-resign score", "--resign-score", sc);
 }
 
 static bool opt_draw(Translation *t, const char *opt, char **w, int n)
@@ -389,8 +438,9 @@ static bool opt_draw(Translation *t, const char *opt, char **w, int n)
         return false;
     char after[32];
     snprintf(after, sizeof after, "%lld", 2 * moves);
-    return push2(t, "--draw-after", after) && push2(t, "--draw-moves", mc) &&
-           push2(t, "--draw-score", sc);
+    return push_said(t, "-draw movenumber", "--draw-after", after) &&
+           push_said(t, "-draw movecount", "--draw-moves", mc) &&
+           push_said(t, "-draw score", "--draw-score", sc);
 }
 
 static bool opt_pgnout(Translation *t, const char *opt, char **w, int n)
@@ -400,13 +450,13 @@ static bool opt_pgnout(Translation *t, const char *opt, char **w, int n)
         return false;
     if (!strncmp(val, "file=", 5))
         val += 5;
-    return push2(t, "--pgnout", val);
+    return push_said(t, "-pgnout", "--pgnout", val);
 }
 
 static bool opt_ratinginterval(Translation *t, const char *opt, char **w, int n)
 {
     const char *val = one_value(t, opt, w, n);
-    return val && push2(t, "--rating-interval", val);
+    return val && push_said(t, "-ratinginterval", "--rating-interval", val);
 }
 
 /* Pairs are always played with colours swapped (-repeat [N]); crashed engines are
@@ -459,12 +509,12 @@ static bool push_games(Translation *t)
     char text[32];
     if (t->rounds > 0) {
         snprintf(text, sizeof text, "%lld", t->rounds);
-        if (!push2(t, "--rounds", text))
+        if (!push_said(t, "-rounds", "--rounds", text))
             return false;
     }
     if (t->games > 0) {
         snprintf(text, sizeof text, "%lld", t->games);
-        if (!push2(t, "--round-games", text))
+        if (!push_said(t, "-games", "--round-games", text))
             return false;
     }
     return true;
@@ -492,18 +542,22 @@ static bool inherit(EngineSpec *e, const EngineSpec *each, CoordError *err)
     return true;
 }
 
-/* "OPT-SIDE VALUE", as --name-red a. */
-static bool push_side(Translation *t, const char *opt, const char *side, const char *value)
+/* "OPT-SIDE VALUE", as --name-red a, for key of engine p ("-engine name (engine 1)" in
+ * messages). */
+static bool push_side(Translation *t, int p, const char *key, const char *opt, const char *side,
+                      const char *value)
 {
     char name[32];
     snprintf(name, sizeof name, "%s-%s", opt, side);
+    say(t, "-engine %s (engine %d)", key, p + 1);
     return push2(t, name, value);
 }
 
 /* The same when value is set. */
-static bool push_side_set(Translation *t, const char *opt, const char *side, const char *value)
+static bool push_side_set(Translation *t, int p, const char *key, const char *opt, const char *side,
+                          const char *value)
 {
-    return !value[0] || push_side(t, opt, side, value);
+    return !value[0] || push_side(t, p, key, opt, side, value);
 }
 
 /* Engine p as the coordinator's options for it. */
@@ -515,20 +569,25 @@ static bool emit_engine(Translation *t, const EngineSpec *e, int p)
         return ERROR_SET(t->err, "engine %d: builtin and cmd= exclude each other", p + 1);
     if (e->cmd[0] && e->weights[0])
         return ERROR_SET(t->err, "engine %d: weights= is for the built-in engine", p + 1);
-    if (!push_side_set(t, "--name", side, e->name) ||
-        !push_side_set(t, "--weights", side, e->weights))
+    if (!push_side_set(t, p, "name", "--name", side, e->name) ||
+        !push_side_set(t, p, "weights", "--weights", side, e->weights))
         return false;
-    for (int k = 0; k < e->nlimits; k++)
-        if (!push_side(t, e->limit_opt[k], side, e->limit_val[k]))
+    for (int k = 0; k < e->nlimits; k++) {
+        char key[16];
+        const char *opt = e->limit_opt[k];
+        snprintf(key, sizeof key, "%s", !strcmp(opt, "--movetime") ? "st" : opt + 2);
+        if (!push_side(t, p, key, opt, side, e->limit_val[k]))
             return false;
+    }
     if (!e->cmd[0]) {
         if (e->proto[0] || e->options[0] || e->dir[0])
             return ERROR_SET(t->err, "engine %d: proto, option.* and dir need cmd=", p + 1);
         return true;
     }
-    return push_side(t, "--cmd", side, e->cmd) && push_side_set(t, "--proto", side, e->proto) &&
-           push_side_set(t, "--options", side, e->options) &&
-           push_side_set(t, "--dir", side, e->dir);
+    return push_side(t, p, "cmd", "--cmd", side, e->cmd) &&
+           push_side_set(t, p, "proto", "--proto", side, e->proto) &&
+           push_side_set(t, p, "option.*", "--options", side, e->options) &&
+           push_side_set(t, p, "dir", "--dir", side, e->dir);
 }
 
 /* -spsa: the one -engine twice, as "NAME+" (plus) and "NAME-" (minus). */
@@ -566,7 +625,8 @@ static bool finish(Translation *t)
     if (t->nengines > 2) {
         char count[16];
         snprintf(count, sizeof count, "%d", t->nengines);
-        if (!push2(t, "--engines", count) || !push2(t, "--tournament", tournament_kind_name(kind)))
+        if (!push_said(t, "-engine", "--engines", count) ||
+            !push_said(t, "-tournament", "--tournament", tournament_kind_name(kind)))
             return false;
     }
     if (t->nengines == 0 && (t->each.cmd[0] || t->each.options[0] || t->each.proto[0]))
@@ -614,6 +674,7 @@ static bool translate(int argc, char **argv, Translation *t)
             /* a long option's value goes with it, even one that starts with '-' */
             const CoordOpt *o = coord_options_find(a);
             bool valued = o && o->kind != COORD_OPT_FLAG && i + 1 < argc;
+            t->said[0] = '\0';
             if (!push(t, a) || (valued && !push(t, argv[++i])))
                 return false;
             continue;
@@ -635,7 +696,8 @@ bool coord_cli_translate(int argc, char **argv, CoordArgs *out, CoordError *err)
 {
     out->argc = 0;
     out->argv = calloc(MAX_OUT, sizeof *out->argv);
-    if (!out->argv)
+    out->said = calloc(MAX_OUT, sizeof *out->said);
+    if (!out->argv || !out->said)
         COORD_FATAL("out of memory");
     Translation t = {.out = out, .err = err, .rounds = -1, .games = -1};
     t.eng = calloc(COORD_MAX_ENGINES, sizeof *t.eng);
@@ -654,6 +716,11 @@ bool coord_cli_parse(CoordConfig *c, CoordGiven *given, int argc, char **argv, C
     if (!coord_cli_translate(argc, argv, &args, err))
         return false;
     bool ok = coord_config_parse(c, given, args.argc, args.argv, err);
+    for (int i = 0; i < args.argc; i++)
+        if (args.said[i])
+            coord_options_said(given, args.argv[i], args.said[i]);
+    if (!ok)
+        coord_options_say(given, err->msg, sizeof err->msg);
     coord_args_free(&args);
     return ok;
 }
@@ -662,9 +729,13 @@ void coord_args_free(CoordArgs *a)
 {
     if (!a->argv)
         return;
-    for (int i = 0; i < a->argc; i++)
+    for (int i = 0; i < a->argc; i++) {
         free(a->argv[i]);
+        free(a->said[i]);
+    }
     free(a->argv);
+    free(a->said);
     a->argv = NULL;
+    a->said = NULL;
     a->argc = 0;
 }

@@ -29,6 +29,9 @@
 typedef struct {
     int argc;
     char **argv; /* owned; NULL-terminated */
+    /* said[i]: what the user typed for the long option argv[i] when a tournament option
+     * gave it ("-each nodes"), else NULL; owned */
+    char **said;
 } CoordArgs;
 
 /* Rewrites argv[0..argc-1]; false with err set on a malformed tournament option. */
@@ -36,7 +39,8 @@ bool coord_cli_translate(int argc, char **argv, CoordArgs *out, CoordError *err)
 void coord_args_free(CoordArgs *a);
 
 /* The command line as the coordinator reads it: translated, then parsed into c (on its
- * defaults or whatever c holds) by coord_config_parse. */
+ * defaults or whatever c holds) by coord_config_parse. given records what the user
+ * typed for each option (coord_options_say), and err names the options so. */
 bool coord_cli_parse(CoordConfig *c, CoordGiven *given, int argc, char **argv, CoordError *err);
 
 #endif

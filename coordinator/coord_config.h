@@ -119,9 +119,12 @@ typedef struct {
     double rate_burst;                 /* messages at once; 0: two seconds' worth */
 } CoordConfig;
 
-/* Which options the command line gave (indexed by the option table, opaque). */
+/* Which options the command line gave (indexed by the option table, opaque), and for
+ * those that the user wrote otherwise (--weights for --weights-red, "-engine name (engine
+ * 2)" for --name-black) what to call them in messages; "" for the option's own name. */
 typedef struct {
     bool given[COORD_OPTS_MAX];
+    char said[COORD_OPTS_MAX][48];
 } CoordGiven;
 
 /* One engine's effective limits: its own where it has them, else the run's. */

@@ -137,7 +137,7 @@ static const CoordOpt OPTS[] = {
     {"--progress-interval", DOUBLE, FIELD(progress_interval), 0.1, 86400, 0, "S",
      "seconds between progress lines (default 1)"},
     {"--pgnout", PATH, FIELD(pgnout), 0, 0, 0, "FILE",
-     "write every stored game as PGN to FILE when the run ends"},
+     "append every game of the run to FILE as PGN as it is stored"},
     {"--rating-interval", INT, FIELD(rating_interval), 0, 1000000000, 0, "N",
      "log the match statistics every N stored games"},
     {"--ack-log", PATH, FIELD(ack_log), 0, 0, 0, "FILE",
@@ -368,6 +368,8 @@ bool coord_options_parse(CoordConfig *c, CoordGiven *given, int argc, char **arg
             set[1] = coord_options_find("--weights-black");
         }
         for (int s = 0; s < 2 && set[s]; s++) {
+            if (set[1])
+                coord_options_said(given, set[s]->name, o->name);
             if (!coord_options_set(c, set[s], value, err))
                 return false;
             given->given[set[s] - OPTS] = true;
@@ -380,6 +382,46 @@ bool coord_options_given(const CoordGiven *given, const char *name)
 {
     const CoordOpt *o = coord_options_find(name);
     return o && given->given[o - OPTS];
+}
+
+void coord_options_said(CoordGiven *given, const char *name, const char *said)
+{
+    const CoordOpt *o = coord_options_find(name);
+    if (o)
+        snprintf(given->said[o - OPTS], sizeof given->said[0], "%s", said);
+}
+
+/* A character that continues an option name. */
+static bool name_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-';
+}
+
+void coord_options_say(const CoordGiven *given, char *msg, size_t size)
+{
+    char out[sizeof((CoordError *)0)->msg];
+    size_t n = 0;
+    for (const char *p = msg; *p && n + 1 < sizeof out;) {
+        const char *said = NULL;
+        size_t len = 0;
+        for (int j = 0; p[0] == '-' && p[1] == '-' && (p == msg || !name_char(p[-1])) && j < NOPTS;
+             j++) {
+            size_t l = strlen(OPTS[j].name);
+            if (given->said[j][0] && !strncmp(p, OPTS[j].name, l) && !name_char(p[l])) {
+                said = given->said[j];
+                len = l;
+                break;
+            }
+        }
+        if (said) {
+            n += (size_t)snprintf(out + n, sizeof out - n, "%s", said);
+            p += len;
+        } else {
+            out[n++] = *p++;
+        }
+    }
+    out[n < sizeof out ? n : sizeof out - 1] = '\0';
+    snprintf(msg, size, "%s", out);
 }
 
 void coord_options_usage(FILE *f)

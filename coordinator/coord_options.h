@@ -83,6 +83,13 @@ bool coord_options_parse(CoordConfig *c, CoordGiven *given, int argc, char **arg
 /* Whether the option named name was given. */
 bool coord_options_given(const CoordGiven *given, const char *name);
 
+/* Records that the user wrote option name as said ("-each nodes"), for messages. */
+void coord_options_said(CoordGiven *given, const char *name, const char *said);
+
+/* Rewrites a message so that it names options as the user wrote them: each option
+ * name that given->said renames, as a whole word, becomes what the user typed. */
+void coord_options_say(const CoordGiven *given, char *msg, size_t size);
+
 /* The option list for --help. */
 void coord_options_usage(FILE *f);
 

@@ -180,6 +180,9 @@ void coord_outbox_commit(CoordHub *h)
         o->dirty = false;
         o->pending = 0;
     }
+    /* the PGN before the ACKs: a game acknowledged is a game in the PGN too */
+    if (h->run->pgnout)
+        coord_pgnout_sync(h->run->pgnout, h->run->rf);
     for (size_t k = 0; k < o->nheld; k++) {
         CoordHeldAck *d = &o->held[k];
         if (!o->failed && ack_logged(h, d->worker, &d->ack)) {

@@ -7,7 +7,8 @@
  * is flushed once COORD_OUTBOX_GAMES games wait or the oldest has waited
  * COORD_OUTBOX_SECONDS (a flush costs ~3 ms, an fsync and ~7 KB of file space, so one per
  * game would bloat the file at low game rates), before any DONE, and on the way out; only
- * then are the held ACKs sent, each first written to the --ack-log. An ack log that
+ * then are the games it made durable appended to the -pgnout file (coord_pgnout.h) and
+ * the held ACKs sent, each first written to the --ack-log. An ack log that
  * cannot be written sets `failed`, which stops the server.
  *
  * A flush that fails (a full disk, a quota, a file size limit) stalls the server: the

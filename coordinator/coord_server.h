@@ -29,6 +29,7 @@
 
 #include "coord_config.h"
 #include "coord_live.h"
+#include "coord_pgnout.h"
 #include "sched.h"
 #include "runstats.h"
 #include "contracts/runfile.h"
@@ -43,6 +44,7 @@ typedef struct {
     uint16_t players[COORD_MAX_ENGINES]; /* run file player id of each engine */
     CoordLive *live; /* the live page's snapshot, published with each progress line; NULL: none */
     Spsa *spsa;      /* an SPSA run's state (spsa.h); NULL for others */
+    CoordPgnOut *pgnout; /* -pgnout, appended after each flush; NULL: none */
 } CoordRun;
 
 typedef enum {

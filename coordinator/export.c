@@ -63,6 +63,11 @@ static bool export_game(RunFile *rf, Scratch *s, uint64_t id, const ExportFilter
     return true;
 }
 
+void export_pgn_event(RunFile *rf, char *buf, size_t size)
+{
+    snprintf(buf, size, "chuhe run %016llx", (unsigned long long)runfile_run_id(rf));
+}
+
 static bool pgn_game(RunFile *rf, Scratch *s, uint64_t id, bool comments, FILE *out,
                      ExportStats *st, RunError *err)
 {
@@ -71,7 +76,7 @@ static bool pgn_game(RunFile *rf, Scratch *s, uint64_t id, bool comments, FILE *
     const RunGame *g = runfile_game(rf, id);
     const RunPlayer *red = runfile_player(rf, g->red), *black = runfile_player(rf, g->black);
     char event[48], date[11] = "", round[48];
-    snprintf(event, sizeof event, "chuhe run %016llx", (unsigned long long)runfile_run_id(rf));
+    export_pgn_event(rf, event, sizeof event);
     const char *c = runfile_created(rf); /* 2024-05-01T... */
     if (strlen(c) >= 10)
         snprintf(date, sizeof date, "%.4s.%.2s.%.2s", c, c + 5, c + 8);

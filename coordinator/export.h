@@ -58,4 +58,7 @@ bool export_plain(RunFile *rf, uint64_t first_game, uint64_t ngames, const Expor
 bool export_pgn(RunFile *rf, uint64_t first_game, uint64_t ngames, bool comments, FILE *out,
                 ExportStats *stats, RunError *err);
 
+/* The Event tag value of the run's games in PGN: "chuhe run <run id in hex>". */
+void export_pgn_event(RunFile *rf, char *buf, size_t size);
+
 #endif

@@ -242,6 +242,7 @@ static int resume_run(CoordConfig *cfg, const CoordGiven *given, RunFile **rf,
     CoordError cerr;
     int status = 0;
     if (!coord_config_resume(cfg, given, runfile_config(*rf), &cerr)) {
+        coord_options_say(given, cerr.msg, sizeof cerr.msg);
         coord_log("%s: %s", cfg->out, cerr.msg);
         status = 2;
     } else if (runfile_player_count(*rf) != cfg->engines) {
@@ -378,40 +379,6 @@ static void spsa_finish(const CoordConfig *cfg, const Spsa *s, const char *run_p
         coord_log("--spsa-plot: %s", err.msg);
 }
 
-/* The PGN of every stored game, for -pgnout. */
-/* -pgnout: the games stored in this session (from game first on), appended to the
- * file as cutechess-cli does, so that a resumed run adds its own games to the same
- * PGN. False when they could not be written. */
-static bool write_pgn(RunFile *rf, const char *path, uint64_t first)
-{
-    RunError err;
-    if (!runfile_flush(rf, &err)) {
-        coord_log("%s", err.msg);
-        return false;
-    }
-    FILE *f = fopen(path, "a");
-    if (!f) {
-        coord_log("-pgnout %s: %s", path, strerror(errno));
-        return false;
-    }
-    ExportStats st;
-    err.msg[0] = '\0';
-    /* a blank line after the games already there */
-    bool ok = fseek(f, 0, SEEK_END) == 0 && (ftell(f) == 0 || fputc('\n', f) != EOF) &&
-              export_pgn(rf, first, UINT64_MAX, true, f, &st, &err);
-    if (!ok && !err.msg[0])
-        snprintf(err.msg, sizeof err.msg, "%s", strerror(errno));
-    if (fclose(f) != 0 && ok) {
-        ok = false;
-        snprintf(err.msg, sizeof err.msg, "%s", strerror(errno));
-    }
-    if (!ok)
-        coord_log("-pgnout %s: %s", path, err.msg);
-    else
-        coord_log("%" PRIu64 " games appended to %s", st.games, path);
-    return ok;
-}
-
 /* Everything that can refuse a start, in an order that leaves nothing behind when one
  * does: the settings (a resumed run's from its file, opened for append but not written),
  * the output paths, the weights, the openings, the socket and the logs; only then the
@@ -429,11 +396,13 @@ static int start(CoordConfig *cfg, const CoordGiven *given, RunFile **rf, CoordH
         if (resumed)
             return resumed;
     } else if (!coord_config_finish_new(cfg, given, &cerr)) {
+        coord_options_say(given, cerr.msg, sizeof cerr.msg);
         coord_log("%s", cerr.msg);
         return 2;
     }
     int status = 0;
     if (!coord_config_check_outputs(cfg, &cerr)) {
+        coord_options_say(given, cerr.msg, sizeof cerr.msg);
         coord_log("%s", cerr.msg);
         status = 2;
     } else if (!check_weights(cfg) || !spsa_outputs(cfg)) {
@@ -517,17 +486,28 @@ static int serve(int argc, char **argv)
     /* the settings passed coord_config's checks, which parse the SPRT text the same way */
     coord_config_parse_sprt(cfg.sprt, &stats.sprt, &stats.has_sprt, &cerr);
     restore(rf, &sched, &stats);
-    uint64_t games_at_start = runfile_game_count(rf);
     CoordRun run = {.cfg = &cfg, .rf = rf, .sched = &sched, .stats = &stats, .live = live};
     if (http) {
         coord_live_set_run(live, runfile_run_id(rf), runfile_path(rf));
         coord_http_announce(http, cfg.json);
     }
     memcpy(run.players, players, sizeof run.players);
+    if (cfg.pgnout[0]) {
+        if (!(run.pgnout = coord_pgnout_open(cfg.pgnout, rf, &cerr))) {
+            coord_log("%s", cerr.msg);
+            coord_server_abandon(&server);
+            runfile_close(&rf, &err);
+            sched_free(&sched);
+            runstats_free(&stats);
+            return serve_end(&http, &live, 1);
+        }
+        coord_pgnout_sync(run.pgnout, rf); /* the games an earlier session left out */
+    }
     Spsa spsa;
     if (cfg.spsa[0]) {
         if (!spsa_start(&cfg, rf, players[0], &spsa)) {
             spsa_free(&spsa);
+            coord_pgnout_close(&run.pgnout);
             coord_server_abandon(&server);
             runfile_close(&rf, &err);
             sched_free(&sched);
@@ -546,7 +526,14 @@ static int serve(int argc, char **argv)
         spsa_finish(&cfg, &spsa, runfile_path(rf));
         spsa_free(&spsa);
     }
-    bool written = !cfg.pgnout[0] || write_pgn(rf, cfg.pgnout, games_at_start);
+    bool written = true;
+    if (run.pgnout) {
+        written = coord_pgnout_sync(run.pgnout, rf);
+        if (written)
+            coord_log("-pgnout %s: %" PRIu64 " games of the run", cfg.pgnout,
+                      coord_pgnout_games(run.pgnout));
+        coord_pgnout_close(&run.pgnout);
+    }
     bool closed = runfile_close(&rf, &err);
     if (!closed)
         coord_log("%s", err.msg);

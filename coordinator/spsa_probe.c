@@ -103,6 +103,8 @@ bool spsa_probe_options(const CoordConfig *cfg, int e, SpsaOptions *out, CoordEr
             answered = !strcmp(line, done);
     }
     extproc_stop(&p, true, "quit");
+    if (!answered && p.error[0])
+        return ERROR_SET(err, "%s: %s; cannot list its options", cfg->cmd[e], p.error);
     if (!answered)
         return ERROR_SET(err, "%s: no %s within %d s; cannot list its options", cfg->cmd[e],
                          xboard ? "feature done=1" : done, PROBE_MS / 1000);

@@ -138,6 +138,11 @@ static bool write_text(Text *t, const GameRecord *r, const PgnTags *tags, Positi
             pos_trim_history(pos);
         pos_do_move(pos, p->move);
     }
+    /* the move itself is not in the record (record.h): say at least who broke the rules */
+    if (r->reason == REASON_ILLEGAL_MOVE) {
+        text_token(t, pos->side == RED ? "{Red" : "{Black");
+        text_token(t, "played an illegal move}");
+    }
     text_token(t, result);
     text_str(t, "\n\n");
     if (t->oom)

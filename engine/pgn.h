@@ -9,8 +9,9 @@
  * before a Black move that does not follow a Red one on the same number (a Black
  * start, or after a comment), and optional comments: "{+0.35/12}" is a search score
  * in soldiers with its depth, "{+M3}" / "{-M3}" a mate in that many moves, "{book}"
- * an opening move. Movetext lines are at most PGN_LINE_MAX characters; tag lines are
- * as long as their values need.
+ * an opening move. A game lost by an illegal move ends with "{Red played an illegal
+ * move}" (or Black), the move itself not being in the record. Movetext lines are at
+ * most PGN_LINE_MAX characters; tag lines are as long as their values need.
  */
 #ifndef CHUHE_PGN_H
 #define CHUHE_PGN_H

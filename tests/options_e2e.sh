@@ -30,24 +30,24 @@ rows+=(
     "i|--engines 32 --movetime-31 @|--movetime-31"
     "d|--tc @|--tc" "d|--tc 10+@|--tc" "d|--nodes 100 --tc-black @|--tc-black"
     "i|-rounds @|-rounds" "i|-games @|-games" "i|-maxmoves @|-maxmoves"
-    "i|-ratinginterval @|--rating-interval" "i|-concurrency @|-concurrency" "i|-repeat @|-repeat"
-    "i|-resign movecount=@ score=500|--resign-moves" "i|-resign movecount=3 score=@|--resign-score"
+    "i|-ratinginterval @|-ratinginterval" "i|-concurrency @|-concurrency" "i|-repeat @|-repeat"
+    "i|-resign movecount=@ score=500|-resign movecount" "i|-resign movecount=3 score=@|-resign score"
     "i|-draw movenumber=@ movecount=3 score=10|-draw movenumber"
-    "i|-draw movecount=@ score=10|--draw-moves" "i|-draw movecount=3 score=@|--draw-score"
-    "i|-openings file=$root/data/openings.epd start=@|--opening-start"
-    "i|-openings file=$root/data/openings.epd format=pgn plies=@|--opening-plies"
-    "i|-openings file=$root/data/openings.epd seed=@|--seed"
-    "i|-each nodes=@|nodes" "i|-each depth=@|depth" "d|-each st=@|st"
-    "i|-each nodes=100 timemargin=@|--timemargin" "i|-each nodes=100 hash=@|--hash"
-    "d|-each tc=@|tc" "i|-engine name=a builtin nodes=@ -engine name=b builtin|nodes"
-    "d|-engine name=a builtin -engine name=b builtin st=@|st"
+    "i|-draw movecount=@ score=10|-draw movecount" "i|-draw movecount=3 score=@|-draw score"
+    "i|-openings file=$root/data/openings.epd start=@|-openings start"
+    "i|-openings file=$root/data/openings.epd format=pgn plies=@|-openings plies"
+    "i|-openings file=$root/data/openings.epd seed=@|-openings seed"
+    "i|-each nodes=@|-each nodes" "i|-each depth=@|-each depth" "d|-each st=@|-each st"
+    "i|-each nodes=100 timemargin=@|-each timemargin" "i|-each nodes=100 hash=@|-each hash"
+    "d|-each tc=@|-each tc" "i|-engine name=a builtin nodes=@ -engine name=b builtin|-engine nodes"
+    "d|-engine name=a builtin -engine name=b builtin st=@|-engine st"
     "s|-sprt elo0=@ elo1=5|sprt" "s|--sprt elo0=0,elo1=5,alpha=@|sprt"
 )
 # bad values of a whole number (i), a real number (d), an SPRT key (s: -1 is an Elo)
 bad_i=(abc '' 12abc 1e3 1.5 ' 7' -1 99999999999999999999)
 bad_d=(abc '' 12abc 0x10 inf ' 7' -1 1e999)
 bad_s=(abc '' 12abc 0x10 inf 1e999)
-e2e_begin "options end to end" $((${#rows[@]} + 29)) "$coord" "$worker" "$bindir/chuhe-engine"
+e2e_begin "options end to end" $((${#rows[@]} + 35)) "$coord" "$worker" "$bindir/chuhe-engine"
 out=$tmp/none/run.h5 # a coordinator that takes a bad value by mistake stops at --out
 
 for row in "${rows[@]}"; do
@@ -111,6 +111,23 @@ message "--draw-score -5: the value of --draw-score" 2 "--draw-score: '-5' is ou
     --out "$out" --draw-score -5
 message "--sprt garbage: which keys there are" 2 "key elo0, elo1, alpha, beta or model (e.g. elo0=0 elo1=5), got 'garbage'" \
     --out "$tmp/sprt.h5" --sprt garbage
+# the options as the user wrote them, not the long options they become
+message "--weights FILE: named --weights (not --weights-red)" 2 "--weights '$tmp/no.weights': No such file" \
+    --out "$out" --weights "$tmp/no.weights"
+message "-engine weights=FILE: named as the engine's weights= (not --weights-red)" 2 \
+    "-engine weights (engine 2) '$tmp/no.weights': No such file" \
+    --out "$out" -engine builtin -engine builtin weights="$tmp/no.weights" -each depth=2
+message "-engine proto=: named as the engine's proto= (not --proto-black)" 2 \
+    "-engine proto (engine 2): 'xyz' is not uci" \
+    --out "$out" -engine builtin -engine cmd=/bin/true proto=xyz -each depth=2
+message "-each nodes=0 is refused (0 would leave the default 10000 nodes)" 2 \
+    "-each nodes: '0' is out of range (allowed: 1..4000000000)" \
+    --out "$out" -engine builtin -engine builtin -each nodes=0
+message "-engine depth=0 is refused" 2 "-engine depth: '0' is out of range (allowed: 1.." \
+    --out "$out" -engine builtin depth=0 -engine builtin -each nodes=10
+message "-engine cmd= with nothing after it is refused" 2 \
+    "-engine cmd=: the value is empty (give one, or leave cmd= out)" \
+    --out "$out" -engine builtin -engine cmd= -each depth=2
 message "--out in a missing folder" 2 "--out $tmp/none/run.h5: the folder does not exist (create it first)" \
     --out "$out"
 message "--out ''" 2 "--out: empty path (give a file name)" --out ''

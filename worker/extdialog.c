@@ -74,6 +74,7 @@ char *extdialog_first_word(char *p)
 
 bool extdialog_take_move(ExtEngine *e, const char *m, SearchResult *out, char mv[5])
 {
+    snprintf(e->last_move, sizeof e->last_move, "%.20s", m);
     if (exttrans_move_in(e->cfg.proto, m, mv)) {
         out->best = move_from_text(mv);
         return true;

@@ -31,7 +31,8 @@ struct ExtEngine {
     ExtEngineConfig cfg;
     ExtProc proc;
     const ExtDialog *dialog;
-    void *state; /* dialog->state_size bytes, NULL when 0 */
+    void *state;        /* dialog->state_size bytes, NULL when 0 */
+    char last_move[24]; /* the move text of the last search's answer, as sent; "" none */
 };
 
 struct ExtDialog {

@@ -55,6 +55,11 @@ uint64_t extengine_starts(const ExtEngine *e)
     return e->proc.starts;
 }
 
+const char *extengine_last_move(const ExtEngine *e)
+{
+    return e->last_move;
+}
+
 const char *extengine_last_error(const ExtEngine *e)
 {
     return e->proc.error;
@@ -91,6 +96,7 @@ GameSearchStatus extengine_search(void *ctx, const char *start_fen, const char *
     ExtEngine *e = ctx;
     memset(out, 0, sizeof *out);
     out->best = MOVE_NONE;
+    e->last_move[0] = '\0';
     char err[512];
     if (!extengine_start(e, err, sizeof err))
         return GAME_SEARCH_CRASH;

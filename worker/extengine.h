@@ -60,6 +60,9 @@ void extengine_new_game(void *ctx);
 
 /* How often the process was (re)started, and what killed earlier ones. */
 uint64_t extengine_starts(const ExtEngine *e);
+/* The move text of the last search's answer as the engine sent it ("" if none), for
+ * logs of an illegal move. */
+const char *extengine_last_move(const ExtEngine *e);
 /* The last failure, for logs ("" if none). */
 const char *extengine_last_error(const ExtEngine *e);
 

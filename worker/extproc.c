@@ -1,3 +1,5 @@
+/* close_range(), where the C library has it */
+#define _GNU_SOURCE
 #include "extproc.h"
 
 #include <errno.h>
@@ -7,16 +9,21 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "error.h"
 #include "timeman.h"
 
 enum {
     ARGS_MAX = 64,
-    QUIT_MS = 500, /* after the quit line, wait this long before SIGKILL */
+    FDS_MAX = 65536, /* descriptors closed one by one where close_range is missing */
+    QUIT_MS = 500,   /* after the quit line, wait this long before SIGKILL */
     TEXT_MAX = 1024,
 };
 
@@ -53,6 +60,20 @@ static void sleep_ms(int ms)
     }
 }
 
+/* Whether the engine has exited, without reaping it: while it is a zombie its pid, and
+ * so its process group's id, cannot be taken by another process. */
+static bool exited(pid_t pid)
+{
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    for (;;) {
+        if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0)
+            return info.si_pid == pid;
+        if (errno != EINTR)
+            return true; /* not our child any more: nothing to wait for */
+    }
+}
+
 void extproc_stop(ExtProc *p, bool polite, const char *quit_line)
 {
     if (p->pid > 0) {
@@ -60,23 +81,19 @@ void extproc_stop(ExtProc *p, bool polite, const char *quit_line)
             char line[64];
             int n = snprintf(line, sizeof line, "%s\n", quit_line);
             if (n > 0 && (size_t)n < sizeof line && write(p->to_fd, line, (size_t)n) < 0) {
-                /* already gone: waitpid below reaps it */
+                /* already gone: the kill below finds no one */
             }
         }
+        bool gone = false;
+        for (int waited = 0; polite && waited < QUIT_MS && !(gone = exited(p->pid)); waited += 10)
+            sleep_ms(10);
+        /* the group, whether its leader quit or not: what the engine started goes too */
+        if (kill(-p->pid, SIGKILL) != 0 && errno != ESRCH)
+            extproc_fail(p, "kill %ld: %s", (long)p->pid, strerror(errno));
+        if (!gone && kill(p->pid, SIGKILL) != 0 && errno != ESRCH)
+            extproc_fail(p, "kill %ld: %s", (long)p->pid, strerror(errno));
         int status;
-        bool reaped = false;
-        for (int waited = 0; polite && waited < QUIT_MS && !reaped; waited += 10) {
-            pid_t r = waitpid(p->pid, &status, WNOHANG);
-            if (r == p->pid || (r < 0 && errno != EINTR))
-                reaped = true;
-            else
-                sleep_ms(10);
-        }
-        if (!reaped) {
-            if (kill(p->pid, SIGKILL) != 0 && errno != ESRCH)
-                extproc_fail(p, "kill %ld: %s", (long)p->pid, strerror(errno));
-            while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR) {
-            }
+        while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR) {
         }
     }
     if (p->to_fd >= 0)
@@ -131,14 +148,18 @@ ExtProcRead extproc_read_line(ExtProc *p, int64_t deadline, char *line, size_t s
         /* A chatty engine never leaves the poll below idle: call the hook here too. */
         int64_t idle_in = idle_due(p);
         char *nl = memchr(p->buf, '\n', p->len);
-        if (nl || p->len == sizeof p->buf) {
-            size_t n = nl ? (size_t)(nl - p->buf) : p->len;
+        if (!nl && p->len == sizeof p->buf) {
+            extproc_fail(p, "the engine sent a line longer than %d bytes", EXTPROC_LINE_MAX - 1);
+            return EXTPROC_EOF;
+        }
+        if (nl) {
+            size_t n = (size_t)(nl - p->buf);
             size_t copy = n < size - 1 ? n : size - 1;
             memcpy(line, p->buf, copy);
             line[copy] = '\0';
             if (copy && line[copy - 1] == '\r')
                 line[copy - 1] = '\0';
-            size_t used = nl ? n + 1 : n;
+            size_t used = n + 1;
             memmove(p->buf, p->buf + used, p->len - used);
             p->len -= used;
             return EXTPROC_LINE;
@@ -172,6 +193,20 @@ ExtProcRead extproc_read_line(ExtProc *p, int64_t deadline, char *line, size_t s
     }
 }
 
+/* Closes every descriptor from first on, in a child between fork and exec. */
+static void close_from(int first)
+{
+#if defined(__linux__) && defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
+    if (close_range((unsigned)first, ~0U, 0) == 0)
+        return;
+#endif
+    struct rlimit rl;
+    int last =
+        getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < FDS_MAX ? (int)rl.rlim_cur : FDS_MAX;
+    for (int fd = first; fd < last; fd++)
+        close(fd);
+}
+
 static int split_args(char *text, char **argv)
 {
     int n = 0;
@@ -203,6 +238,8 @@ bool extproc_spawn(ExtProc *p, const char *command, const char *dir)
         return false;
     }
     pid_t pid = fork();
+    if (pid > 0)
+        setpgid(pid, pid); /* also here, so that a stop right away finds the group */
     if (pid < 0) {
         extproc_fail(p, "fork: %s", strerror(errno));
         close(in[0]);
@@ -212,13 +249,16 @@ bool extproc_spawn(ExtProc *p, const char *command, const char *dir)
         return false;
     }
     if (pid == 0) {
-        /* The child: only async-signal-safe calls until exec. */
-        if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
+        /* The child: only async-signal-safe calls until exec. A group of its own (so
+         * that a stop kills what it starts), the pipes as stdin and stdout, stderr
+         * kept, and every other descriptor closed. */
+        if (setpgid(0, 0) != 0 || dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
             _exit(127);
-        close(in[0]);
-        close(in[1]);
-        close(out[0]);
-        close(out[1]);
+        close_from(3);
+#ifdef __linux__
+        /* a worker that dies without stopping it takes the engine with it */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
         if (dir[0] && chdir(dir) != 0)
             _exit(127);
         execvp(argv[0], argv);

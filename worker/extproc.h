@@ -2,6 +2,13 @@
  * An engine subprocess and its line-based text: fork/exec with a pipe each way (no
  * shell), lines written whole, lines read with poll() before a deadline.
  *
+ * The engine runs in a process group of its own and inherits no descriptor but its
+ * stdin, stdout and stderr (not the worker's sockets or files); stopping it kills the
+ * whole group, so that the processes an engine starts do not outlive it (and hold no
+ * pipe of the worker's, such as mpirun's stderr, open). A line longer than
+ * EXTPROC_LINE_MAX bytes is a protocol failure of the engine: the read fails with an
+ * error that says so.
+ *
  * While it waits for a line, a reader calls an idle hook at least every EXTPROC_IDLE_MS
  * (the worker keeps its coordinator link alive there), however long the engine thinks.
  * The fields are the module's own; callers use the functions.
@@ -15,7 +22,7 @@
 #include <sys/types.h>
 
 enum {
-    EXTPROC_LINE_MAX = 8192, /* longer lines are cut into pieces of this size */
+    EXTPROC_LINE_MAX = 16384, /* with its newline; a longer line fails the read */
     EXTPROC_IDLE_MS = 100,
 };
 
@@ -54,7 +61,8 @@ void extproc_stop(ExtProc *p, bool polite, const char *quit_line);
 bool extproc_send(ExtProc *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The next line (without its newline or carriage return) before deadline (ms of
- * time_now_ms()). */
+ * time_now_ms()). EXTPROC_EOF with the error set when the engine closed its output or
+ * sent a line longer than EXTPROC_LINE_MAX. */
 ExtProcRead extproc_read_line(ExtProc *p, int64_t deadline, char *line, size_t size);
 
 /* Sets the error text; returns false, so that a failing call can end with it. */

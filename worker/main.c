@@ -251,6 +251,33 @@ static GameStatus play_game(Rank *r, const ProtoWork *work, GamePlayer players[2
     return st;
 }
 
+/* A game lost by an illegal move: which engine, what it played and where, in the log
+ * (the game record keeps neither the move nor, by name, the position). */
+static void log_illegal(const Rank *r, const ProtoWork *work, int g, const GameRecord *rec)
+{
+    Position *pos = malloc(sizeof *pos);
+    if (!pos)
+        return;
+    PosError perr;
+    char fen[RECORD_FEN_MAX] = "?", move[64];
+    if (pos_set_fen(pos, rec->start_fen, &perr)) {
+        for (int i = 0; i < rec->nplies; i++) {
+            if (pos_history_full(pos))
+                pos_trim_history(pos);
+            pos_do_move(pos, rec->plies[i].move);
+        }
+        pos_get_fen(pos, fen, sizeof fen);
+    }
+    /* player g is Red in game g; the loser is the side to move */
+    int loser = rec->outcome == OUTCOME_BLACK_WIN ? g : 1 - g;
+    const ProtoPlayer *pl = &work->players[loser];
+    play_last_move(&r->engines, loser, move, sizeof move);
+    diag_warn("pair %llu game %d: player %u (%s, %s) played %s in %s and loses the game",
+              (unsigned long long)work->pair_id, g, pl->player_id,
+              pl->command[0] ? pl->command : "built-in", loser == g ? "Red" : "Black", move, fen);
+    free(pos);
+}
+
 static void play_pair(Rank *r, const ProtoWork *work)
 {
     GamePlayer players[2];
@@ -286,6 +313,8 @@ static void play_pair(Rank *r, const ProtoWork *work)
             r->failed = true;
             return;
         }
+        if (pg->rec.reason == REASON_ILLEGAL_MOVE)
+            log_illegal(r, work, g, &pg->rec);
         r->games++;
         r->positions += (uint64_t)pg->rec.nplies;
         for (int i = 0; i < pg->rec.nplies; i++)

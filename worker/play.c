@@ -230,6 +230,15 @@ bool play_prepare(PlayEngines *pe, const ProtoWork *w, GamePlayer players[2], ch
     return true;
 }
 
+void play_last_move(const PlayEngines *pe, int p, char *buf, size_t size)
+{
+    const char *m = pe->ext[p] ? extengine_last_move(pe->ext[p]) : "";
+    if (m[0])
+        snprintf(buf, size, "the illegal move '%s'", m);
+    else
+        snprintf(buf, size, "%s", pe->ext[p] ? "no move" : "no legal move");
+}
+
 void play_opening(const ProtoWork *w, Opening *op)
 {
     memset(op, 0, sizeof *op);

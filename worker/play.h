@@ -70,6 +70,10 @@ bool play_repeats(const PlayEngines *pe, const GameRecord *rec);
  * prepared (1 when it never needed a restart); 0 for an in-process engine. */
 uint64_t play_ext_starts(const PlayEngines *pe, int p);
 
+/* What the external engine of player p in the last WORK prepared answered last, for a
+ * log line: "'TEXT'" or "no move" (an in-process engine: "no legal move"). */
+void play_last_move(const PlayEngines *pe, int p, char *buf, size_t size);
+
 /* The WORK's opening and adjudication settings in the game loop's terms. */
 void play_opening(const ProtoWork *w, Opening *op);
 void play_settings(const ProtoWork *w, GameSettings *s);

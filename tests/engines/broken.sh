@@ -4,11 +4,16 @@
 #   crash    exits
 #   illegal  answers with an impossible move
 #   hang     never answers
+# except longline, which answers the greeting with 10 MB and no newline.
 fault=$1
 xboard=0
 while read -r line; do
     case $line in
-    uci) echo "id name $fault"; echo "uciok" ;;
+    uci)
+        [ "$fault" = longline ] && head -c 10000000 /dev/zero | tr '\0' x
+        echo "id name $fault"
+        echo "uciok"
+        ;;
     "protover 2")
         xboard=1
         echo "feature myname=\"$fault\" variants=\"xiangqi\" setboard=1 ping=1 done=1"

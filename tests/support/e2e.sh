@@ -140,7 +140,8 @@ e2e_start_coord() {
 # $tmp/NAME.h5) and two worker ranks ($worker). JSON lines go to $tmp/NAME.out (the text
 # report with text=1), the log to NAME.err, the workers' output to NAME.workers; sets
 # rc_c and rc_w. With no_workers=1 only the coordinator runs (a restart of a finished
-# run); with stop_after_workers=1 it is stopped once the workers are gone.
+# run); with stop_after_workers=1 it is stopped once the workers are gone; worker_timeout
+# (seconds, 180 by default) bounds the MPI job.
 e2e_run() {
     local name=$1 ep='' cpid json=--json
     shift
@@ -159,7 +160,7 @@ e2e_run() {
     if [ -n "${no_workers:-}" ]; then
         rc_w=0
     elif [ -n "$ep" ]; then
-        timeout -k 5 180 mpirun --oversubscribe --bind-to none "${mpi_env[@]}" -np 2 "$worker" \
+        timeout -k 5 "${worker_timeout:-180}" mpirun --oversubscribe --bind-to none "${mpi_env[@]}" -np 2 "$worker" \
             --connect "$ep" --quiet >"$tmp/$name.workers" 2>&1
         rc_w=$?
     fi

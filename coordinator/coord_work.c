@@ -87,19 +87,19 @@ static bool resend_held(CoordHub *h, int i)
     return false;
 }
 
-/* Whether worker i must wait for ACKs under --max-inflight (logged once a wait). */
+/* Whether worker i must wait for ACKs under --max-inflight. Only a worker's first wait
+ * is logged: one at its limit waits before nearly every pair, which would be half the
+ * log. */
 static bool throttled(CoordHub *h, int i)
 {
     CoordWorker *w = &h->workers.items[i];
-    if (limits_held(&w->limits) < h->cfg->max_inflight || sched_finished(h->run->sched)) {
-        w->throttled = false;
+    if (limits_held(&w->limits) < h->cfg->max_inflight || sched_finished(h->run->sched))
         return false;
-    }
-    if (!w->throttled)
+    if (!w->throttle_logged)
         coord_log("%s holds %d pairs not yet acknowledged (--max-inflight %d): no new pair "
-                  "until their ACKs are out",
+                  "until their ACKs are out (logged once per worker)",
                   w->name, limits_held(&w->limits), h->cfg->max_inflight);
-    w->throttled = true;
+    w->throttle_logged = true;
     return true;
 }
 

@@ -40,7 +40,7 @@ typedef struct {
     int64_t pair; /* the pair it holds, -1 for none */
     uint64_t stored, rejected;
     WorkerLimits limits;
-    bool throttled; /* waiting for ACKs under --max-inflight (logged once) */
+    bool throttle_logged; /* its first wait for ACKs under --max-inflight is logged */
     /* CURVE: the key its messages carry, checked against the allow-list generation */
     char key[KEYS_Z85_LEN + 1];
     char key_name[KEYS_NAME_MAX + 1];

@@ -9,10 +9,11 @@
 /*
  * One accumulator serves the engine, the breakdown and the tuner's trace. Every use
  * of a term goes through ADD, which names the term once; the breakdown and trace
- * pointers are NULL in the engine's hot path, so they cost a predictable branch.
+ * pointers are NULL in the engine's hot path, so they cost a predictable branch. The
+ * sums are EvalSums, not packed Scores, so that no weights a file may hold wrap them.
  */
 typedef struct {
-    Score score[COLOR_NB];
+    EvalSum sum[COLOR_NB];
     EvalBreakdown *bd;
 #ifdef CHUHE_TRACE
     EvalTrace *trace;
@@ -21,9 +22,13 @@ typedef struct {
 
 static inline void acc_add(Acc *a, Color c, Score s, int term, int param, int n)
 {
-    a->score[c] += n * s;
-    if (a->bd)
-        a->bd->term[term][c] += n * s;
+    int mg = n * score_mg(s), eg = n * score_eg(s);
+    a->sum[c].mg += mg;
+    a->sum[c].eg += eg;
+    if (a->bd) {
+        a->bd->term[term][c].mg += mg;
+        a->bd->term[term][c].eg += eg;
+    }
 #ifdef CHUHE_TRACE
     if (a->trace)
         a->trace->coef[param][c] += (int16_t)n;
@@ -277,9 +282,9 @@ static void eval_safety(const Position *pos, const EvalParams *p, Color c, Acc *
     }
 }
 
-static Value taper(Score s, int phase)
+static Value taper(int mg, int eg, int phase)
 {
-    return (score_mg(s) * phase + score_eg(s) * (PHASE_MAX - phase)) / PHASE_MAX;
+    return eval_clamp(((long)mg * phase + (long)eg * (PHASE_MAX - phase)) / PHASE_MAX);
 }
 
 static Value eval_red(const Position *pos, const EvalParams *p, Acc *a, int *phase_out)
@@ -294,7 +299,7 @@ static Value eval_red(const Position *pos, const EvalParams *p, Acc *a, int *pha
     int phase = eval_phase(pos);
     if (phase_out)
         *phase_out = phase;
-    return taper(a->score[RED] - a->score[BLACK], phase);
+    return taper(a->sum[RED].mg - a->sum[BLACK].mg, a->sum[RED].eg - a->sum[BLACK].eg, phase);
 }
 
 #ifndef CHUHE_TRACE

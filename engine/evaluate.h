@@ -20,14 +20,30 @@ typedef struct {
     Value eval; /* the evaluation the trace belongs to, from Red's view */
 } EvalTrace;
 
+/* Sums of terms as plain ints, midgame and endgame apart. A packed Score holds 16 bits
+ * of each, which terms of up to the weights file's +-30000 times their counts would
+ * wrap (two chariots at 30000 are 60000); the few thousand uses of an evaluation at
+ * most keep these sums far within an int. */
+typedef struct {
+    int mg, eg;
+} EvalSum;
+
+/* Every evaluation lies within +-EVAL_LIMIT, below the mate scores, whatever the
+ * weights: evaluate() clamps the tapered sum to it. */
+enum { EVAL_LIMIT = VALUE_MATE_IN_MAX_PLY - 1 };
+
+static inline Value eval_clamp(long v)
+{
+    return (Value)(v > EVAL_LIMIT ? EVAL_LIMIT : v < -EVAL_LIMIT ? -EVAL_LIMIT : v);
+}
+
 int eval_phase(const Position *pos);
-/* Static evaluation from the side to move's view. */
+/* Static evaluation from the side to move's view, within +-EVAL_LIMIT. */
 Value evaluate(const Position *pos, const EvalParams *params);
 
-/* Sum of each term from Red's view, as (mg, eg) pairs, plus the tapered total, for the
- * `eval` command. */
+/* Sum of each term for each side, plus the tapered total, for the `eval` command. */
 typedef struct {
-    Score term[EVAL_TERM_NB][COLOR_NB];
+    EvalSum term[EVAL_TERM_NB][COLOR_NB];
     int phase;
     Value total; /* from Red's view */
 } EvalBreakdown;

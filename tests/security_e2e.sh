@@ -202,11 +202,11 @@ start_coord lim --bind 'tcp://127.0.0.1:*' --out "$tmp/lim.h5" --games 1000 --ma
 [ $? -eq 0 ] && grep -q 'no keys: plain connections, on loopback only' "$tmp/lim.err"
 check "without keys on 127.0.0.1 the coordinator says it runs plain on loopback" $? "$tmp/lim.err"
 
-"$client" --id eager "$ep" inflight >"$tmp/l1.txt" 2>&1
-[ $? -eq 0 ] && grep -q '^early WAIT$' "$tmp/l1.txt" && grep -q '^late WORK$' "$tmp/l1.txt" &&
-    [ "$(acks "$tmp/l1.txt")" = 2 ] &&
-    grep -q 'eager holds 1 pairs not yet acknowledged (--max-inflight 1): no new pair' "$tmp/lim.err"
-check "--max-inflight 1: asking again before the ACKs gets WAIT, after them WORK" $? \
+"$client" --id eager "$ep" inflight 3 >"$tmp/l1.txt" 2>&1
+[ $? -eq 0 ] && [ "$(grep -c '^early WAIT$' "$tmp/l1.txt")" = 3 ] &&
+    [ "$(grep -c '^late WORK$' "$tmp/l1.txt")" = 3 ] && [ "$(acks "$tmp/l1.txt")" = 6 ] &&
+    [ "$(grep -c 'eager holds 1 pairs not yet acknowledged (--max-inflight 1): no new pair' "$tmp/lim.err")" = 1 ]
+check "--max-inflight 1: asking again before the ACKs gets WAIT, after them WORK; logged once in 3 waits" $? \
     "$(cat "$tmp/l1.txt" "$tmp/lim.err")"
 
 "$client" --id flood "$ep" flood 20000 >"$tmp/l2.txt" 2>&1

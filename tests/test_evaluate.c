@@ -30,6 +30,14 @@ static void eval_fen(const char *fen)
     eval_breakdown(&g_pos, &g_params, &g_bd);
 }
 
+/* A term's sum for one side: n uses of the weights (mg, eg). */
+static void assert_sum(EvalSum got, int n, Score w)
+{
+    if (got.mg != n * score_mg(w) || got.eg != n * score_eg(w))
+        fail_msg("sum (%d, %d), expected %d x (%d, %d)", got.mg, got.eg, n, score_mg(w),
+                 score_eg(w));
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -50,11 +58,11 @@ static void test_soldier_connected(void **state)
     (void)state;
     /* Red: a5 b5 c5 crossed (two pairs), g3 i3 at home; Black: d4 e4 crossed (one pair) */
     eval_fen("5k3/9/9/9/PPP6/3pp4/6P1P/9/9/3K5 w - - 0 1");
-    assert_int_equal(g_bd.term[EVAL_TERM_soldier_connected][RED], 2 * S(7, 3));
-    assert_int_equal(g_bd.term[EVAL_TERM_soldier_connected][BLACK], S(7, 3));
+    assert_sum(g_bd.term[EVAL_TERM_soldier_connected][RED], 2, S(7, 3));
+    assert_sum(g_bd.term[EVAL_TERM_soldier_connected][BLACK], 1, S(7, 3));
     /* a soldier on the i-file has no right-hand neighbour: none connected */
     eval_fen("5k3/9/9/9/P7P/9/9/9/9/3K5 w - - 0 1");
-    assert_int_equal(g_bd.term[EVAL_TERM_soldier_connected][RED], 0);
+    assert_sum(g_bd.term[EVAL_TERM_soldier_connected][RED], 0, S(0, 0));
 }
 
 /* Each guard is valued by the enemy's attacking force: 2 a chariot, 1 a horse, cannon or
@@ -65,11 +73,11 @@ static void test_guards_vs_attack(void **state)
     /* Red: advisors d0 e1, elephant e2 (3 guards); Black: chariot a8, horse b7, soldier e3
      * across the river: force 2 + 1 + 1 = 4. Black has no guards. */
     eval_fen("4k4/r8/1n7/9/9/9/4p4/4B4/4A4/3AK4 w - - 0 1");
-    assert_int_equal(g_bd.term[EVAL_TERM_guards_vs_attack][RED], 3 * S(104, -104));
-    assert_int_equal(g_bd.term[EVAL_TERM_guards_vs_attack][BLACK], 0);
+    assert_sum(g_bd.term[EVAL_TERM_guards_vs_attack][RED], 3, S(104, -104));
+    assert_sum(g_bd.term[EVAL_TERM_guards_vs_attack][BLACK], 0, S(0, 0));
     /* the same soldier at home (e6, not crossed) is no attacker: force 3 */
     eval_fen("4k4/r8/1n7/4p4/9/9/9/4B4/4A4/3AK4 w - - 0 1");
-    assert_int_equal(g_bd.term[EVAL_TERM_guards_vs_attack][RED], 3 * S(103, -103));
+    assert_sum(g_bd.term[EVAL_TERM_guards_vs_attack][RED], 3, S(103, -103));
 }
 
 /* The kinds of piece aiming at the enemy palace, counted for the attacker. */
@@ -79,11 +87,11 @@ static void test_palace_attack_kinds(void **state)
     /* Red chariot d2 up the open d-file and horse e6 (reaching d8, f8) into Black's
      * palace: two kinds */
     eval_fen("4k4/9/9/4N4/9/9/9/3R5/9/5K3 w - - 0 1");
-    assert_int_equal(g_bd.term[EVAL_TERM_palace_attack_kinds][RED], S(3000, 0));
-    assert_int_equal(g_bd.term[EVAL_TERM_palace_attack_kinds][BLACK], 0);
+    assert_sum(g_bd.term[EVAL_TERM_palace_attack_kinds][RED], 1, S(3000, 0));
+    assert_sum(g_bd.term[EVAL_TERM_palace_attack_kinds][BLACK], 0, S(0, 0));
     /* the chariot on the a-file misses the palace: one kind */
     eval_fen("4k4/9/9/4N4/9/9/9/R8/9/5K3 w - - 0 1");
-    assert_int_equal(g_bd.term[EVAL_TERM_palace_attack_kinds][RED], S(2000, 0));
+    assert_sum(g_bd.term[EVAL_TERM_palace_attack_kinds][RED], 1, S(2000, 0));
 }
 
 int main(void)

@@ -233,6 +233,41 @@ static void test_trace_check_catches_wrong_coefficient(void **state)
     assert_false(trace_check(&pos, weights_default(), tp.idx, coef, tp.n, tp.phase - 6, 1, NULL));
 }
 
+/* Weights at the file's bounds: the linear form and the engine agree exactly (no sum
+ * wraps in either), a chariot up at 30000 is a win for Red, and the evaluation stays
+ * below the mate scores. */
+static void test_trace_check_heavy_weights(void **state)
+{
+    (void)state;
+    Position pos;
+    PosError pe;
+    /* Red has both chariots, Black none */
+    assert_true(pos_set_fen(
+        &pos, "1nbakabn1/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1", &pe));
+    EvalParams heavy = *weights_default();
+    heavy.material[CHARIOT - ADVISOR] = S(30000, 30000);
+    EvalParams all;
+    Score *s = (Score *)&all;
+    for (int i = 0; i < EVAL_PARAM_NB; i++)
+        s[i] = S(30000, -30000);
+    const EvalParams *sets[2] = {&heavy, &all};
+    for (int k = 0; k < 2; k++) {
+        TracedPos tp;
+        trace_position(&pos, sets[k], &tp);
+        int8_t coef[EVAL_PARAM_NB];
+        for (int i = 0; i < tp.n; i++)
+            coef[i] = (int8_t)tp.coef[i];
+        TraceMismatch m;
+        if (!trace_check(&pos, sets[k], tp.idx, coef, tp.n, tp.phase, 0, &m))
+            fail_msg("set %d: %s: engine %d, reconstruction %d", k, m.fen, m.engine,
+                     m.reconstructed);
+        assert_true(tp.eval > -VALUE_MATE_IN_MAX_PLY && tp.eval < VALUE_MATE_IN_MAX_PLY);
+    }
+    Value v = evaluate(&pos, &heavy);
+    if (v <= 30000)
+        fail_msg("two chariots up at 30000 each evaluate to %d", v);
+}
+
 /* ---- model -------------------------------------------------------------------------------- */
 
 static double full_loss(const Dataset *d, const double *w, double K)
@@ -852,6 +887,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_trace_reproduces_evaluate),
         cmocka_unit_test(test_trace_check_catches_wrong_coefficient),
+        cmocka_unit_test(test_trace_check_heavy_weights),
         cmocka_unit_test(test_gradient_matches_finite_differences),
         cmocka_unit_test(test_k_recovered),
         cmocka_unit_test(test_labels_and_rounding),

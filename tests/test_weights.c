@@ -562,6 +562,65 @@ static void test_engine_weights(void **state)
     engine_free(&e);
 }
 
+/* The largest weights a file may hold never wrap the evaluation's sums: two chariots
+ * against none at +30000 each are a win for their side, below the mate scores, from
+ * either side's view, and every parameter at +-30000 still evaluates within them. */
+static void test_engine_heavy_weights(void **state)
+{
+    (void)state;
+    Engine *e = engine_new();
+    assert_non_null(e);
+    char *text = write_text(weights_default());
+    Lines l = split_lines(text);
+    char *heavy =
+        join_lines(&l, -1, line_of(&l, "material[chariot]"), "material[chariot] 30000 30000");
+    const char *path = temp_path("engine-heavy.weights");
+    write_file(path, heavy, strlen(heavy));
+    WeightsError err = {{0}};
+    if (!engine_load_weights(e, path, &err))
+        fail_msg("%s", err.msg);
+    /* Red has both chariots, Black none */
+    const char *fen[2] = {"1nbakabn1/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1",
+                          "1nbakabn1/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 0 1"};
+    for (int s = 0; s < 2; s++) {
+        PosError perr;
+        assert_true(engine_set_position(e, fen[s], NULL, 0, &perr));
+        Value v = engine_eval(e);
+        Value red = s == 0 ? v : -v;
+        if (red <= 30000 || red >= VALUE_MATE_IN_MAX_PLY)
+            fail_msg("%s: eval %d (Red's view %d): two chariots up at 30000 each should be "
+                     "above 30000 and below the mate scores (%d)",
+                     fen[s], v, red, VALUE_MATE_IN_MAX_PLY);
+    }
+    /* every parameter at the bounds, of either sign: the sum stays within the mate scores
+     * and its sign follows the weights */
+    static const int EXTREME[2] = {30000, -30000};
+    for (int k = 0; k < 2; k++) {
+        EvalParams p;
+        Score *v = (Score *)&p;
+        for (int i = 0; i < EVAL_PARAM_NB; i++)
+            v[i] = S(EXTREME[k], EXTREME[k]);
+        const char *all = temp_path("engine-extreme.weights");
+        FILE *f = fopen(all, "w");
+        assert_non_null(f);
+        assert_true(weights_write(f, &p));
+        assert_int_equal(fclose(f), 0);
+        if (!engine_load_weights(e, all, &err))
+            fail_msg("%s", err.msg);
+        PosError perr;
+        assert_true(engine_set_position(e, fen[0], NULL, 0, &perr));
+        Value got = engine_eval(e);
+        if (k == 0 ? got <= 0 : got >= 0)
+            fail_msg("every weight %d: Red, more pieces and to move, evaluates to %d", EXTREME[k],
+                     got);
+        assert_true(got > -VALUE_MATE_IN_MAX_PLY && got < VALUE_MATE_IN_MAX_PLY);
+    }
+    free(heavy);
+    free_lines(&l);
+    free(text);
+    engine_free(&e);
+}
+
 /* ---- setup -------------------------------------------------------------------------------- */
 
 static int make_dir(void **state)
@@ -575,8 +634,9 @@ static int remove_dir(void **state)
 {
     (void)state;
     static const char *const FILES[] = {
-        "round.weights",      "binary.weights",         "bad.weights",
-        "engine-bad.weights", "engine-heavier.weights", "engine-saved.weights"};
+        "round.weights",        "binary.weights",         "bad.weights",
+        "engine-bad.weights",   "engine-heavier.weights", "engine-saved.weights",
+        "engine-heavy.weights", "engine-extreme.weights"};
     for (size_t i = 0; i < sizeof FILES / sizeof FILES[0]; i++)
         unlink(temp_path(FILES[i]));
     return rmdir(g_dir);
@@ -592,6 +652,7 @@ int main(void)
         cmocka_unit_test(test_comments_and_blanks),
         cmocka_unit_test(test_param_names),
         cmocka_unit_test(test_engine_weights),
+        cmocka_unit_test(test_engine_heavy_weights),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

@@ -37,6 +37,22 @@ oneshot 1 setoption name EvalFile value /nonexistent/x
 out=$(timeout 60 "$bin" go perft 1 2>&1)
 check "chuhe-engine go perft 1: exit status 0" $? "$out"
 
+# --help and --version answer as the other programs do: to stdout, exit status 0
+for h in --help -h; do
+    out=$(timeout 60 "$bin" $h 2>/dev/null)
+    rc=$?
+    [ "$rc" = 0 ] && grep -q '^usage: chuhe-engine' <<<"$out" && grep -q 'bench' <<<"$out" &&
+        [ "$(errors "$out")" = 0 ]
+    check "chuhe-engine $h: usage, exit status 0" $? "status $rc: $out"
+done
+out=$(timeout 60 "$bin" --version 2>/dev/null)
+rc=$?
+id=$(run 'uci\nquit\n' | sed -n 's/^id name chuhe //p')
+[ "$rc" = 0 ] && [ -n "$id" ] && [ "$out" = "chuhe-engine $id" ]
+check "chuhe-engine --version: 'chuhe-engine' and the build's git version ($id), exit status 0" $? \
+    "status $rc: $out"
+oneshot 2 --frobnicate
+
 # ---- go: every number is checked, a refused go searches nothing -----------------------
 # Each refused line names the field and the allowed range, and no search starts.
 refused_go() { # go arguments, expected error text (a fixed string)

@@ -27,7 +27,7 @@ Value trace_reconstruct(const EvalParams *params, const uint16_t *idx, const int
         mg += (long)coef[k] * score_mg(w[idx[k]]);
         eg += (long)coef[k] * score_eg(w[idx[k]]);
     }
-    return (Value)((mg * phase + eg * (PHASE_MAX - phase)) / PHASE_MAX);
+    return eval_clamp((mg * phase + eg * (PHASE_MAX - phase)) / PHASE_MAX);
 }
 
 bool trace_check(const Position *pos, const EvalParams *params, const uint16_t *idx,

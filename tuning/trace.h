@@ -7,8 +7,9 @@
  *     eval (Red's view) = (mg * phase + eg * (PHASE_MAX - phase)) / PHASE_MAX
  *
  * with c_i = Red's uses of parameter i minus Black's (the tempo bonus counts for the
- * side to move, so it enters with +1 when Red moves and -1 when Black does) and the
- * division truncating as evaluate.c's taper does. Only the nonzero c_i are kept.
+ * side to move, so it enters with +1 when Red moves and -1 when Black does), the
+ * division truncating and the result clamped to +-EVAL_LIMIT as evaluate.c's taper
+ * does. Only the nonzero c_i are kept.
  */
 #ifndef CHUHE_TRACE_H
 #define CHUHE_TRACE_H

@@ -1,13 +1,33 @@
 /* bin/chuhe-engine: UCI on stdin/stdout, or the command given on the command line
  * (e.g. `chuhe-engine go perft 5`, `chuhe-engine bench`), run once: its exit status is
  * then 0, 1 when the command failed (or its output could not be written), 2 when it was
- * malformed (see UciStatus). */
+ * malformed (see UciStatus). `--help` and `--version` answer as the other programs do. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "outpath.h"
 #include "uci.h"
+
+#ifndef CHUHE_VERSION
+#define CHUHE_VERSION "unknown"
+#endif
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: chuhe-engine              UCI (or UCCI after 'ucci') on stdin/stdout\n"
+            "       chuhe-engine COMMAND...   run one command and exit: 0 done, 1 failed,\n"
+            "                                 2 malformed\n"
+            "       chuhe-engine --help | --version\n"
+            "\n"
+            "Commands given on the command line, e.g.:\n"
+            "  bench [depth]                  fixed positions, fixed depth: 'Nodes searched: N'\n"
+            "  go perft N                     move counts from the start position\n"
+            "  weights FILE                   write the built-in weights\n"
+            "  spsa-params                    the search constants as SPSA input\n"
+            "The UCI and UCCI commands and options: docs/engine.md.\n");
+}
 
 int main(int argc, char **argv)
 {
@@ -16,6 +36,14 @@ int main(int argc, char **argv)
     if (!uci_init(&uci, stdout)) {
         fprintf(stderr, "chuhe-engine: out of memory\n");
         return 1;
+    }
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        usage(stdout);
+        return outpath_finish_stdout("chuhe-engine", 0);
+    }
+    if (argc == 2 && !strcmp(argv[1], "--version")) {
+        printf("chuhe-engine %s\n", CHUHE_VERSION);
+        return outpath_finish_stdout("chuhe-engine", 0);
     }
     if (argc > 1) {
         size_t len = 1;

@@ -562,9 +562,9 @@ static void cmd_eval(Uci *uci)
     say(uci, "%-18s %17s %17s %17s", "term (red view)", "red mg   eg", "black mg   eg",
         "total mg   eg");
     for (int t = 0; t < EVAL_TERM_NB; t++) {
-        Score r = bd.term[t][RED], b = bd.term[t][BLACK];
-        say(uci, "%-18s %8d %8d %8d %8d %8d %8d", EVAL_TERM_INFO[t].name, score_mg(r), score_eg(r),
-            score_mg(b), score_eg(b), score_mg(r) - score_mg(b), score_eg(r) - score_eg(b));
+        EvalSum r = bd.term[t][RED], b = bd.term[t][BLACK];
+        say(uci, "%-18s %8d %8d %8d %8d %8d %8d", EVAL_TERM_INFO[t].name, r.mg, r.eg, b.mg, b.eg,
+            r.mg - b.mg, r.eg - b.eg);
     }
     Value v = engine_eval_handcrafted(uci->engine);
     say(uci, "phase %d of %d; total %d (red view), %d (side to move)", bd.phase, PHASE_MAX,

@@ -13,8 +13,9 @@
  *                  limit), printing "ack stored|duplicate|rejected pair P game G id I" for
  *                  every ACK, "wait" for every WAIT; resends unacknowledged games every
  *                  2 s as a worker does; "done" on DONE
- *     inflight     plays one pair, asks for work before the ACKs come ("early REPLY"),
- *                  waits for them, asks again ("late REPLY")
+ *     inflight [N] plays one pair, asks for work before the ACKs come ("early REPLY"),
+ *                  waits for them, asks again ("late REPLY"); N times (default 1), each
+ *                  round playing the pair of the last round's late WORK
  *     flood N      sends N heartbeats as fast as it can, then counts the answers for a
  *                  second: "sent N replies M"
  *   options:
@@ -320,20 +321,25 @@ static int play(int pairs)
     return 0;
 }
 
-static int inflight(void)
+static int inflight(long rounds)
 {
     static ProtoMsg m;
     if (!get_work(&m))
         return 1;
-    ProtoWork w = m.work;
-    if (!play_pair(&w, true))
-        return 1;
-    send_type(PROTO_WORK_REQUEST);
-    if (!receive(&m)) {
-        printf("no reply\n");
-        return 1;
+    for (long k = 0; k < rounds; k++) {
+        if (m.type != PROTO_WORK)
+            return 1;
+        ProtoWork w = m.work;
+        if (!play_pair(&w, true))
+            return 1;
+        send_type(PROTO_WORK_REQUEST);
+        if (!receive(&m)) {
+            printf("no reply\n");
+            return 1;
+        }
+        printf("late %s\n", proto_type_name(m.type));
+        fflush(stdout);
     }
-    printf("late %s\n", proto_type_name(m.type));
     return 0;
 }
 
@@ -397,9 +403,10 @@ int main(int argc, char **argv)
             break;
     }
     if (argc - a < 2 || argc - a > 3) {
-        fprintf(stderr,
-                "usage: wire_client [--id NAME] [--wait S] [--server-key FILE --secret "
-                "FILE] ENDPOINT garbage|big N|version|illegal|request|play N|inflight|flood N\n");
+        fprintf(
+            stderr,
+            "usage: wire_client [--id NAME] [--wait S] [--server-key FILE --secret "
+            "FILE] ENDPOINT garbage|big N|version|illegal|request|play N|inflight [N]|flood N\n");
         return 2;
     }
     const char *endpoint = argv[a], *mode = argv[a + 1];
@@ -448,7 +455,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "play")) {
         status = play((int)count);
     } else if (!strcmp(mode, "inflight")) {
-        status = inflight();
+        status = inflight(count);
     } else if (!strcmp(mode, "flood")) {
         status = flood(count);
     } else {

@@ -64,8 +64,9 @@ ENGINE_SRCS := $(wildcard engine/*.c)
 ENGINE_OBJS := $(ENGINE_SRCS:%.c=$(BUILDDIR)/%.o)
 LIB := $(BUILDDIR)/libchuhe.a
 
-# Programs: each NAME in PROGRAMS is built from NAME_DIR/*.c and the library, with the
-# compile and link flags of the pkg-config packages in NAME_PKGS.
+# Programs: each NAME in PROGRAMS is built from NAME_DIR/*.c but the files in NAME_SKIP,
+# and the library, with the compile and link flags of the pkg-config packages in
+# NAME_PKGS.
 PROGRAMS := chuhe-engine
 chuhe-engine_DIR := uci
 chuhe-engine_PKGS :=
@@ -73,6 +74,14 @@ chuhe-engine_PKGS :=
 PROGRAMS += chuhe-tune
 chuhe-tune_DIR := tuning
 chuhe-tune_PKGS := hdf5-serial ompi-c
+chuhe-tune_SKIP := tuning/netmain.c
+
+# The network trainer: the tuner's modules (loader, collectives, options, report) with
+# its own main.
+PROGRAMS += chuhe-train
+chuhe-train_DIR := tuning
+chuhe-train_PKGS := hdf5-serial ompi-c
+chuhe-train_SKIP := tuning/main.c
 
 # The self-play hub: ZeroMQ server and HDF5 run file (every coordinator/*.c), and its
 # live page (libmicrohttpd).
@@ -87,7 +96,7 @@ chuhe-worker_DIR := worker
 chuhe-worker_PKGS := ompi-c libzmq
 
 define PROGRAM_template
-$(1)_OBJS := $$(patsubst %.c,$$(BUILDDIR)/%.o,$$(wildcard $$($(1)_DIR)/*.c))
+$(1)_OBJS := $$(patsubst %.c,$$(BUILDDIR)/%.o,$$(filter-out $$($(1)_SKIP),$$(wildcard $$($(1)_DIR)/*.c)))
 $$($(1)_OBJS): private PKG_CFLAGS = $$(call pkg_cflags,$$($(1)_PKGS))
 $$(BINDIR)/$(1): private PKG_LIBS = $$(call pkg_libs,$$($(1)_PKGS))
 $$(BINDIR)/$(1): $$($(1)_OBJS) $$(LIB)
@@ -141,8 +150,8 @@ $(TUNE_LIB): $(TUNE_LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BINDIR)/chuhe-tune: $(TUNE_TRACE_OBJ) $(CONTRACTS_LIB)
-$(BINDIR)/chuhe-tune: private LOCAL_LIBS = $(CONTRACTS_LIB)
+$(BINDIR)/chuhe-tune $(BINDIR)/chuhe-train: $(TUNE_TRACE_OBJ) $(CONTRACTS_LIB)
+$(BINDIR)/chuhe-tune $(BINDIR)/chuhe-train: private LOCAL_LIBS = $(CONTRACTS_LIB)
 
 $(BINDIR)/chuhe-worker: private LOCAL_LIBS = $(CONTRACTS_LIB)
 $(BINDIR)/chuhe-worker: $(CONTRACTS_LIB)
@@ -196,15 +205,15 @@ $(BINDIR)/tests/test_exttrans: $(BUILDDIR)/worker/exttrans.o
 $(BINDIR)/tests/test_extpool: $(addprefix $(BUILDDIR)/worker/,extpool.o extengine.o extdialog.o \
                               extuci.o extxboard.o extproc.o exttrans.o play.o)
 
-ALL_OBJS := $(ENGINE_OBJS) $(CONTRACTS_OBJS) $(COORD_OBJS) $(PROGRAM_OBJS) $(TEST_OBJS) $(SUPPORT_OBJS) $(TOOL_OBJS) \
-            $(TUNE_TRACE_OBJ)
+ALL_OBJS := $(sort $(ENGINE_OBJS) $(CONTRACTS_OBJS) $(COORD_OBJS) $(PROGRAM_OBJS) $(TEST_OBJS) \
+            $(SUPPORT_OBJS) $(TOOL_OBJS) $(TUNE_TRACE_OBJ))
 
 # Every object is rebuilt when the flags change.  Only the files that mention
 # CHUHE_VERSION are rebuilt when the version changes.
 FLAGS_STAMP := $(BUILDDIR)/flags
 FLAGS_TEXT := $(CC) $(BASE_CPPFLAGS) $(ASSERT_FLAGS) $(BASE_CFLAGS) $(LDFLAGS) $(LDLIBS)
 VERSION_STAMP := $(BUILDDIR)/version
-VERSION_SRCS := $(shell grep -l CHUHE_VERSION $(ENGINE_SRCS) $(foreach p,$(PROGRAMS),$(wildcard $($(p)_DIR)/*.c)) /dev/null)
+VERSION_SRCS := $(shell grep -l CHUHE_VERSION $(ENGINE_SRCS) $(sort $(foreach p,$(PROGRAMS),$(wildcard $($(p)_DIR)/*.c))) /dev/null)
 
 $(FLAGS_STAMP): FORCE
 	@mkdir -p $(@D)

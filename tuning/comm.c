@@ -10,6 +10,12 @@ static bool serial_f64(Comm *c, double *buf, size_t n)
     return true;
 }
 
+static bool serial_f32(Comm *c, float *buf, size_t n)
+{
+    (void)c, (void)buf, (void)n;
+    return true;
+}
+
 static bool serial_u64(Comm *c, uint64_t *buf, size_t n)
 {
     (void)c, (void)buf, (void)n;
@@ -38,7 +44,8 @@ static bool serial_exchange(Comm *c, const uint64_t *send, const uint64_t *count
 
 Comm *comm_serial(void)
 {
-    static Comm c = {0, 1, serial_f64, serial_u64, serial_f64, serial_bcast, serial_exchange, NULL};
+    static Comm c = {
+        0, 1, serial_f64, serial_f32, serial_u64, serial_f64, serial_bcast, serial_exchange, NULL};
     return &c;
 }
 

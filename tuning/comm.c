@@ -1,5 +1,6 @@
 #include "comm.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,4 +73,17 @@ bool comm_agree(Comm *c, bool ok, char *msg, size_t size)
         snprintf(msg, size, "MPI: a collective failed");
     msg[size - 1] = '\0';
     return false;
+}
+
+int comm_fail(Comm *c, const char *prog, const char *fmt, ...)
+{
+    if (c->rank == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stderr, "%s: ", prog);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        va_end(ap);
+    }
+    return 1;
 }

@@ -60,6 +60,11 @@ static inline bool comm_bcast(Comm *c, void *buf, size_t n, int root)
     return c->bcast(c, buf, n, root);
 }
 
+/* Rank 0 prints "prog: " and the message on stderr; returns 1 (an exit status) on every
+ * rank. For errors every rank knows of. */
+int comm_fail(Comm *c, const char *prog, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Whether every rank's ok is true (a collective: all ranks must call it). */
 bool comm_all_ok(Comm *c, bool ok);
 

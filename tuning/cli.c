@@ -92,9 +92,9 @@ static const CliOpt OPTS[] = {
      "compared with the float network's (default 4096)"},
     {TRAIN, "max-diff", 0, REAL(max_diff, 0, 1e6), "CP",
      "no network file when they differ by more than CP on a\n"
-     "position (default 20)"},
+     "position (default 2)"},
     {TRAIN, "mean-diff", 0, REAL(mean_diff, 0, 1e6), "CP",
-     "... or by more than CP on average (default 4)"},
+     "... or by more than CP on average (default 1)"},
     HEADING(TUNE, "Start:"),
     {TUNE, "weights", 0, PATH(weights), "FILE", "starting weights (default: the built-in ones)"},
     HEADING(BOTH, "Selection:"),
@@ -388,8 +388,8 @@ static void defaults(Cli *c, CliProgram prog)
         c->bench_positions = 200000;
         c->bench_seconds = 3;
         c->export_positions = 4096;
-        c->max_diff = 20;
-        c->mean_diff = 4;
+        c->max_diff = 2;
+        c->mean_diff = 1;
     }
 }
 

@@ -4,7 +4,10 @@
 #include <string.h>
 
 #include "error.h"
+#include "evaluate.h"
 #include "rng.h"
+#include "synth.h"
+#include "weights.h"
 
 void netdata_init(NetSet *d)
 {
@@ -118,6 +121,33 @@ uint64_t netdata_hash(const NetSet *d)
         h += rng_mix(x);
     }
     return h;
+}
+
+typedef struct {
+    NetSet *d;
+    uint64_t want, rng;
+} SynthCtx;
+
+/* A synthetic position: its static evaluation as the score and a random result. */
+static bool synth_take(void *ctx, const Position *pos)
+{
+    SynthCtx *s = ctx;
+    uint64_t r = rng_next(&s->rng);
+    int score = evaluate(pos, weights_default());
+    return netdata_add(s->d, pos, score, (int)(r % 3) - 1, (uint32_t)(r >> 32)) &&
+           s->d->n < s->want;
+}
+
+bool netdata_synth(NetSet *d, uint64_t n, uint64_t seed)
+{
+    SynthCtx s = {d, d->n + n, rng_mix(seed ^ 0x73796e7468ULL)};
+    Position *pos = malloc(sizeof *pos);
+    while (pos && d->n < s.want)
+        if (synth_game(pos, &s.rng, 200, synth_take, &s) == 0)
+            break;
+    free(pos);
+    netdata_trim(d);
+    return d->n == s.want;
 }
 
 static bool sink_add(void *ctx, int set, const Position *pos, int score, int result, uint32_t uid,

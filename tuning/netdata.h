@@ -65,6 +65,11 @@ static inline int netdata_count(const NetSet *d, uint64_t i)
     return d->info[i] & 127;
 }
 
+/* Adds n positions of seeded random games (synth.h) without a run file, for the
+ * benchmark and the tests: the score is the static evaluation, the result random. False
+ * when out of memory. */
+bool netdata_synth(NetSet *d, uint64_t n, uint64_t seed);
+
 /*
  * The loader's store for the trainer (load_runfiles_into): the two sets, and the first
  * sample_max positions this rank selects, packed, for the check of the exported net

@@ -11,7 +11,6 @@
 
 #include "cli.h"
 #include "comm_mpi.h"
-#include "evaluate.h"
 #include "loader.h"
 #include "meter.h"
 #include "model.h"
@@ -21,8 +20,6 @@
 #include "position.h"
 #include "report.h"
 #include "rng.h"
-#include "synth.h"
-#include "weights.h"
 
 static Comm *g_comm;
 
@@ -71,11 +68,10 @@ static void config_text(const Cli *c, char *buf, size_t size)
 static int load_positions(Cli *c, Run *run, int sample_max)
 {
     run->sink = (NetSink){{&run->train, &run->valid}, NULL, 0, sample_max};
-    if (sample_max) {
+    if (sample_max)
         run->sink.sample = malloc((size_t)sample_max * sizeof *run->sink.sample);
-        if (!comm_all_ok(g_comm, run->sink.sample != NULL))
-            return fail_all("out of memory");
-    }
+    if (!comm_all_ok(g_comm, !sample_max || run->sink.sample))
+        return fail_all("out of memory");
     LoadSink sink = netdata_sink(&run->sink);
     LoadError err;
     double t0 = meter_wall(), rss0 = meter_resident();
@@ -300,21 +296,6 @@ static int run_train(Cli *c)
     return rc;
 }
 
-typedef struct {
-    NetSet *d;
-    uint64_t want, rng;
-} SynthCtx;
-
-/* A synthetic position: its static evaluation as the score and a random result. */
-static bool synth_take(void *ctx, const Position *pos)
-{
-    SynthCtx *s = ctx;
-    uint64_t r = rng_next(&s->rng);
-    int score = evaluate(pos, weights_default());
-    return netdata_add(s->d, pos, score, (int)(r % 3) - 1, (uint32_t)(r >> 32)) &&
-           s->d->n < s->want;
-}
-
 /* Trains for --bench-seconds on the files (or synthetic positions) and reports the
  * speed per core of CPU time and the memory per position. */
 static int run_bench(Cli *c)
@@ -329,15 +310,9 @@ static int run_bench(Cli *c)
         rc = load_positions(c, &run, 0);
     } else {
         what = "synthetic positions from seeded random games";
-        SynthCtx s = {&run.train, c->bench_positions,
-                      rng_mix(c->train.seed + (uint64_t)g_comm->rank)};
-        Position *pos = malloc(sizeof *pos);
-        while (pos && run.train.n < s.want)
-            if (synth_game(pos, &s.rng, 200, synth_take, &s) == 0)
-                break;
-        free(pos);
-        netdata_trim(&run.train);
-        if (!comm_all_ok(g_comm, pos && run.train.n == s.want))
+        bool ok =
+            netdata_synth(&run.train, c->bench_positions, c->train.seed + (uint64_t)g_comm->rank);
+        if (!comm_all_ok(g_comm, ok))
             rc = fail_all("out of memory");
         run.st.train = run.train.n;
         if (rc == 0 && !comm_sum_u64(g_comm, &run.st.train, 1))

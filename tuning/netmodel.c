@@ -73,7 +73,7 @@ void netmodel_clip(const NetShape *s, float *w)
 struct NetScratch {
     float *acc;  /* [2H]: the side to move's accumulator, then the other's */
     float *dacc; /* [2H]: the loss's gradient with respect to them */
-    float *w2q;  /* [B * 2H]: W2 on the engine's grid (multiples of 1 / QB) */
+    float *wq;   /* [nw]: the weights on the engine's grid (round_weights) */
 };
 
 NetScratch *netmodel_scratch_new(const NetShape *s)
@@ -83,8 +83,8 @@ NetScratch *netmodel_scratch_new(const NetShape *s)
         return NULL;
     sc->acc = netmodel_alloc(2 * (size_t)s->hidden);
     sc->dacc = netmodel_alloc(2 * (size_t)s->hidden);
-    sc->w2q = netmodel_alloc(2 * (size_t)s->hidden * (size_t)s->buckets);
-    if (!sc->acc || !sc->dacc || !sc->w2q)
+    sc->wq = netmodel_alloc(s->nw);
+    if (!sc->acc || !sc->dacc || !sc->wq)
         netmodel_scratch_free(&sc);
     return sc;
 }
@@ -94,7 +94,7 @@ void netmodel_scratch_free(NetScratch **sc)
     if (*sc) {
         free((*sc)->acc);
         free((*sc)->dacc);
-        free((*sc)->w2q);
+        free((*sc)->wq);
         free(*sc);
         *sc = NULL;
     }
@@ -120,23 +120,27 @@ static inline void features(const uint16_t *pieces, int n, int side, uint16_t *r
 }
 
 /*
- * The output layer as the engine will hold it: W2 rounded to multiples of 1 / QB. Its
- * rounding error is the largest of the quantisation (2H terms of up to 1 / (2 QB) each,
- * some 10 engine units on average for H = 256), so the model trains with it in place
- * (the gradient passes through the rounding unchanged) and the engine's evaluation
- * follows the trained one within the small rounding of W1, b1 and b2.
+ * The weights as the engine will hold them: W1 and b1 rounded to multiples of 1 / QA,
+ * W2 to multiples of 1 / QB (b2's grid, 1 / (QA QB), is fine enough to leave). The
+ * rounding of W2 alone moves an evaluation by some 10 engine units on average (2H terms
+ * of up to 1 / (2 QB) each), and that of W1 as much again once W2 has grown, so the
+ * model trains with the rounding in place (its gradient passes through the rounding
+ * unchanged: the float weights take the small steps and the rounded ones follow) and the
+ * engine's integer evaluation equals the trained one up to the engine's truncations.
  */
-static void round_w2(const NetShape *s, const float *restrict w, float *restrict w2q)
+static void round_weights(const NetShape *s, const float *restrict w, float *restrict wq)
 {
-    const float *restrict w2 = w + s->o_w2;
-    size_t n = 2 * (size_t)s->hidden * (size_t)s->buckets;
-    for (size_t i = 0; i < n; i++)
-        w2q[i] = nearbyintf(w2[i] * NNUE_QB) * (1.0f / NNUE_QB);
+    for (size_t i = 0; i < s->o_w2; i++)
+        wq[i] = nearbyintf(w[i] * NNUE_QA) * (1.0f / NNUE_QA);
+    for (size_t i = s->o_w2; i < s->o_b2; i++)
+        wq[i] = nearbyintf(w[i] * NNUE_QB) * (1.0f / NNUE_QB);
+    for (size_t i = s->o_b2; i < s->nw; i++)
+        wq[i] = w[i];
 }
 
 /* Both accumulators into acc, and y. */
-static float forward(const NetShape *s, const float *restrict w, const float *restrict w2q,
-                     const uint16_t *fs, const uint16_t *fo, int n, int b, float *restrict acc)
+static float forward(const NetShape *s, const float *restrict w, const uint16_t *fs,
+                     const uint16_t *fo, int n, int b, float *restrict acc)
 {
     const int H = s->hidden;
     float *restrict as = acc, *restrict ao = acc + H;
@@ -150,7 +154,7 @@ static float forward(const NetShape *s, const float *restrict w, const float *re
             ao[i] += ro[i];
         }
     }
-    const float *restrict w2 = w2q + (size_t)b * 2 * (size_t)H;
+    const float *restrict w2 = w + s->o_w2 + (size_t)b * 2 * (size_t)H;
     float part[LANES] = {0};
     for (int i = 0; i < 2 * H; i += LANES)
         for (int j = 0; j < LANES; j++) {
@@ -164,12 +168,12 @@ static float forward(const NetShape *s, const float *restrict w, const float *re
 }
 
 /* Adds g times the gradient of y (accumulators in acc) to grad. */
-static void backward(const NetShape *s, const float *restrict w2q, const uint16_t *fs,
+static void backward(const NetShape *s, const float *restrict w, const uint16_t *fs,
                      const uint16_t *fo, int n, int b, const float *restrict acc, float g,
                      float *restrict dacc, float *restrict grad)
 {
     const int H = s->hidden;
-    const float *restrict w2 = w2q + (size_t)b * 2 * (size_t)H;
+    const float *restrict w2 = w + s->o_w2 + (size_t)b * 2 * (size_t)H;
     float *restrict gw2 = grad + s->o_w2 + (size_t)b * 2 * (size_t)H;
     grad[s->o_b2 + (size_t)b] += g;
     for (int i = 0; i < 2 * H; i++) {
@@ -209,12 +213,12 @@ NetLoss netmodel_pass(const NetShape *s, NetScratch *sc, const NetSet *d, const 
     uint64_t count = subset ? nsub : d->n;
     double ks = k * s->scale;
     uint16_t fs[NETDATA_SLOTS], fo[NETDATA_SLOTS];
-    round_w2(s, w, sc->w2q);
+    round_weights(s, w, sc->wq);
     for (uint64_t j = 0; j < count; j++) {
         uint64_t i = subset ? subset[j] : j;
         int n = netdata_count(d, i), b = netmodel_bucket(s->buckets, n);
         features(d->piece[i], n, netdata_side(d, i), fs, fo);
-        float y = forward(s, w, sc->w2q, fs, fo, n, b, sc->acc);
+        float y = forward(s, sc->wq, fs, fo, n, b, sc->acc);
         double p = 1.0 / (1.0 + exp(-ks * y));
         double t = netmodel_target(d->score[i], d->result[i], k, lambda);
         double r = (d->result[i] + 1) / 2.0;
@@ -222,7 +226,7 @@ NetLoss netmodel_pass(const NetShape *s, NetScratch *sc, const NetSet *d, const 
         L.result_loss += (p - r) * (p - r);
         if (grad) {
             float g = (float)(2 * (p - t) * p * (1 - p) * ks);
-            backward(s, sc->w2q, fs, fo, n, b, sc->acc, g, sc->dacc, grad);
+            backward(s, sc->wq, fs, fo, n, b, sc->acc, g, sc->dacc, grad);
         }
     }
     return L;
@@ -233,8 +237,8 @@ double netmodel_eval(const NetShape *s, NetScratch *sc, const float *w, const Ne
     uint16_t fs[NETDATA_SLOTS], fo[NETDATA_SLOTS];
     int n = netdata_count(d, i);
     features(d->piece[i], n, netdata_side(d, i), fs, fo);
-    round_w2(s, w, sc->w2q);
-    return forward(s, w, sc->w2q, fs, fo, n, netmodel_bucket(s->buckets, n), sc->acc) * s->scale;
+    round_weights(s, w, sc->wq);
+    return forward(s, sc->wq, fs, fo, n, netmodel_bucket(s->buckets, n), sc->acc) * s->scale;
 }
 
 double netmodel_eval_position(const NetShape *s, NetScratch *sc, const float *w,
@@ -243,6 +247,6 @@ double netmodel_eval_position(const NetShape *s, NetScratch *sc, const float *w,
     uint16_t pieces[NETDATA_SLOTS], fs[NETDATA_SLOTS], fo[NETDATA_SLOTS];
     int n = netdata_pieces(pos, pieces);
     features(pieces, n, pos->side, fs, fo);
-    round_w2(s, w, sc->w2q);
-    return forward(s, w, sc->w2q, fs, fo, n, netmodel_bucket(s->buckets, n), sc->acc) * s->scale;
+    round_weights(s, w, sc->wq);
+    return forward(s, sc->wq, fs, fo, n, netmodel_bucket(s->buckets, n), sc->acc) * s->scale;
 }

@@ -10,8 +10,9 @@
  *   acc_p = b1 + sum over f in F_p of W1[f]
  *   y     = sum_i screlu(acc_stm[i]) W2[b][i] + screlu(acc_other[i]) W2[b][H + i] + b2[b]
  *   eval  = y * scale (engine units, side to move's view), screlu(a) = clamp(a, 0, 1)^2
- * where W2 is used rounded to the engine's grid (multiples of 1 / QB; netmodel.c says
- * why) and trained through the rounding (its gradient is taken as if it were not there).
+ * where W1, b1 and W2 are used rounded to the engine's grid (multiples of 1 / QA and
+ * 1 / QB; netmodel.c says why) and trained through the rounding (the gradient is taken
+ * as if it were not there).
  * The loss of a position with search score s and result r (side to move's view, 0..1):
  *   p = sigmoid(k eval), target = lambda sigmoid(k s) + (1 - lambda) r,
  *   loss = (p - target)^2.

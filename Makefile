@@ -34,11 +34,12 @@ endif
 BUILDDIR := build/$(MODE)
 
 # Hardware popcount is most of the speed of bitboard code: x86-64-v2 (2009 and later)
-# has it. Override with ARCH=native, or ARCH= for a generic build.
+# has it. Override with ARCH=native, ARCH=avx2 (x86-64-v3, 2013 and later: the NNUE
+# inner loops in AVX2), or ARCH= for a generic build.
 ifeq ($(shell uname -m),x86_64)
 ARCH ?= x86-64-v2
 endif
-ARCH_CFLAGS := $(if $(ARCH),-march=$(ARCH))
+ARCH_CFLAGS := $(if $(filter avx2,$(ARCH)),-march=x86-64-v3,$(if $(ARCH),-march=$(ARCH)))
 
 WARNINGS := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes
 ifeq ($(WERROR),1)
@@ -198,6 +199,21 @@ TUNE_TEST_BINS := $(filter $(BINDIR)/tests/test_tune%,$(TEST_BINS))
 $(TUNE_TEST_BINS): $(TUNE_LIB)
 $(TUNE_TEST_BINS): private LOCAL_LIBS = $(TUNE_LIB) $(COORD_LIB) $(CONTRACTS_LIB)
 
+# test_nnue also links the NNUE kernels built twice more, portable and (on x86-64)
+# AVX2, whatever ARCH is, to compare them; the AVX2 ones run only where the CPU has it.
+NNUE_KERNEL_VARIANTS := portable
+ifeq ($(shell uname -m),x86_64)
+NNUE_KERNEL_VARIANTS += avx2
+endif
+NNUE_KERNEL_TEST_OBJS := $(NNUE_KERNEL_VARIANTS:%=$(BUILDDIR)/tests/nnue_kernel_%.o)
+$(BUILDDIR)/tests/nnue_kernel_portable.o: private PKG_CFLAGS = -DNNUE_PORTABLE \
+                                          -DNNUE_KERNEL_SUFFIX=portable
+$(BUILDDIR)/tests/nnue_kernel_avx2.o: private PKG_CFLAGS = -mavx2 -DNNUE_KERNEL_SUFFIX=avx2
+$(NNUE_KERNEL_TEST_OBJS): $(BUILDDIR)/tests/nnue_kernel_%.o: engine/nnue_kernel.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	$(COMPILE)
+$(BINDIR)/tests/test_nnue: $(NNUE_KERNEL_TEST_OBJS)
+
 # test_exttrans also links the worker's protocol text module (no MPI, no ZeroMQ).
 $(BINDIR)/tests/test_exttrans: $(BUILDDIR)/worker/exttrans.o
 # test_extpool also links the worker's external engines and its WORK preparation (no
@@ -206,7 +222,7 @@ $(BINDIR)/tests/test_extpool: $(addprefix $(BUILDDIR)/worker/,extpool.o extengin
                               extuci.o extxboard.o extproc.o exttrans.o play.o)
 
 ALL_OBJS := $(sort $(ENGINE_OBJS) $(CONTRACTS_OBJS) $(COORD_OBJS) $(PROGRAM_OBJS) $(TEST_OBJS) \
-            $(SUPPORT_OBJS) $(TOOL_OBJS) $(TUNE_TRACE_OBJ))
+            $(SUPPORT_OBJS) $(TOOL_OBJS) $(TUNE_TRACE_OBJ) $(NNUE_KERNEL_TEST_OBJS))
 
 # Every object is rebuilt when the flags change.  Only the files that mention
 # CHUHE_VERSION are rebuilt when the version changes.

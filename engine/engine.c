@@ -13,6 +13,11 @@ struct Engine {
     TT tt;
     int hash_mb;
     EvalParams params;
+    /* the network (hidden 0: none), whether search uses it, and the accumulators of
+     * the search, sized for it */
+    NnueNet net;
+    bool use_nnue;
+    NnueStack nnue;
     SearchParams tune;
     Search search;
     atomic_bool stop;
@@ -37,6 +42,8 @@ Engine *engine_new(void)
     e->search.tune = &e->tune;
     e->search.stop = &e->stop;
     e->search.move_overhead = 10;
+    e->search.nnue = &e->nnue;
+    e->use_nnue = true;
     atomic_init(&e->stop, false);
     search_clear(&e->search);
     return e;
@@ -47,6 +54,8 @@ void engine_free(Engine **e)
     if (!e || !*e)
         return;
     tt_free(&(*e)->tt);
+    nnue_net_free(&(*e)->net);
+    nnue_stack_free(&(*e)->nnue);
     free(*e);
     *e = NULL;
 }
@@ -132,6 +141,60 @@ const EvalParams *engine_weights(const Engine *e)
     return &e->params;
 }
 
+/* Points search at the evaluation chosen; a change of evaluation clears the hash, whose
+ * stored static evaluations are the other one's. */
+static void choose_eval(Engine *e)
+{
+    const NnueNet *net = e->use_nnue && e->net.hidden ? &e->net : NULL;
+    if (net != e->search.net)
+        tt_clear(&e->tt);
+    e->search.net = net;
+}
+
+bool engine_load_eval_file(Engine *e, const char *path, WeightsError *err)
+{
+    if (!nnue_file_is_net(path)) {
+        if (!weights_load(path, &e->params, err))
+            return false;
+        nnue_net_free(&e->net);
+        choose_eval(e);
+        return true;
+    }
+    NnueNet net;
+    if (!nnue_net_read(&net, path, err->msg, sizeof err->msg))
+        return false;
+    if (e->nnue.hidden != net.hidden) {
+        NnueStack st;
+        if (!nnue_stack_alloc(&st, net.hidden, err->msg, sizeof err->msg)) {
+            nnue_net_free(&net);
+            return false;
+        }
+        nnue_stack_free(&e->nnue);
+        e->nnue = st;
+    }
+    nnue_net_free(&e->net);
+    e->net = net;
+    e->search.net = NULL; /* a new network: the hash is cleared whatever was in use */
+    choose_eval(e);
+    return true;
+}
+
+void engine_set_use_nnue(Engine *e, bool use)
+{
+    e->use_nnue = use;
+    choose_eval(e);
+}
+
+const NnueNet *engine_net(const Engine *e)
+{
+    return e->search.net;
+}
+
+const NnueNet *engine_net_loaded(const Engine *e)
+{
+    return e->net.hidden ? &e->net : NULL;
+}
+
 bool engine_set_search_param(Engine *e, int index, long long value)
 {
     return index >= 0 && index < SPSA_PARAM_NB && spsa_params_set(&e->tune, index, value);
@@ -147,6 +210,12 @@ void engine_reset_search_params(Engine *e)
 }
 
 Value engine_eval(const Engine *e)
+{
+    return e->search.net ? nnue_evaluate_full(e->search.net, &e->pos)
+                         : evaluate(&e->pos, &e->params);
+}
+
+Value engine_eval_handcrafted(const Engine *e)
 {
     return evaluate(&e->pos, &e->params);
 }

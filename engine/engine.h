@@ -7,6 +7,7 @@
 #define CHUHE_ENGINE_H
 
 #include "evaluate.h"
+#include "nnue.h"
 #include "perft.h"
 #include "position.h"
 #include "search.h"
@@ -48,6 +49,16 @@ void engine_set_move_overhead(Engine *e, int ms);
 
 /* Weights: loading is all or nothing; on error the previous weights stay. */
 bool engine_load_weights(Engine *e, const char *path, WeightsError *err);
+/* An evaluation file, told apart by its first bytes: a network file (nnue.h) becomes
+ * the network, a text weights file the handcrafted weights and drops the network. All
+ * or nothing: on error the evaluation in use stays. */
+bool engine_load_eval_file(Engine *e, const char *path, WeightsError *err);
+/* Whether search uses the network when one is loaded (the default). */
+void engine_set_use_nnue(Engine *e, bool use);
+/* The network in use by search, or NULL (none loaded, or switched off). */
+const NnueNet *engine_net(const Engine *e);
+/* The network loaded, used or not, or NULL. */
+const NnueNet *engine_net_loaded(const Engine *e);
 bool engine_save_weights(const Engine *e, const char *path, WeightsError *err);
 const EvalParams *engine_weights(const Engine *e);
 
@@ -57,8 +68,11 @@ bool engine_set_search_param(Engine *e, int index, long long value);
 const SearchParams *engine_search_params(const Engine *e);
 void engine_reset_search_params(Engine *e);
 
-/* Static evaluation of the current position, from the side to move's view. */
+/* Static evaluation of the current position, from the side to move's view: the
+ * network's when search uses one, else the handcrafted one. */
 Value engine_eval(const Engine *e);
+/* The handcrafted evaluation of the current position, from the side to move's view. */
+Value engine_eval_handcrafted(const Engine *e);
 void engine_eval_breakdown(const Engine *e, EvalBreakdown *out);
 
 uint64_t engine_perft(Engine *e, int depth, PerftDivideFn fn, void *ctx);

@@ -34,11 +34,9 @@ static Value output_value(const NnueNet *net, int bucket, int64_t sum)
 Value nnue_evaluate_full(const NnueNet *net, const Position *pos)
 {
     uint32_t h = net->hidden;
-    int32_t *acc = malloc(2 * h * sizeof *acc);
-    assert(acc);
-    if (!acc)
-        return VALUE_DRAW;
+    assert(h <= NNUE_HIDDEN_MAX);
     /* acc[0..h): the side to move's perspective, acc[h..2h): the other's */
+    int32_t acc[2 * NNUE_HIDDEN_MAX];
     for (int half = 0; half < 2; half++) {
         Color p = half == 0 ? pos->side : color_flip(pos->side);
         int32_t *a = acc + (size_t)half * h;
@@ -60,7 +58,6 @@ Value nnue_evaluate_full(const NnueNet *net, const Position *pos)
         int64_t v = (int16_t)acc[i] < 0 ? 0 : (int16_t)acc[i] > NNUE_QA ? NNUE_QA : (int16_t)acc[i];
         sum += v * w2[i] * v;
     }
-    free(acc);
     return output_value(net, bucket, sum);
 }
 

@@ -1,6 +1,7 @@
 /*
  * The NNUE inner loops, inside the engine only: an AVX2 version when the build enables
- * AVX2 (ARCH), a portable one otherwise, with the same results to the bit (nnue.h).
+ * AVX2 (ARCH=avx2 or native), SSE2 on other x86-64 builds, a portable one otherwise,
+ * with the same results to the bit (nnue.h).
  *
  * A test build may compile nnue_kernel.c again with NNUE_KERNEL_SUFFIX set (and its own
  * flags): its functions then end in _<suffix>, so that both versions live in one
@@ -19,7 +20,7 @@
 #define NNUE_KERNEL(name) name
 #endif
 
-/* Which version this build of the kernels is: "avx2" or "portable". */
+/* Which version this build of the kernels is: "avx2", "sse2" or "portable". */
 extern const char *const NNUE_KERNEL(nnue_kernel_name);
 
 /* dst = src + the rows add[0..nadd) - the rows sub[0..nsub), n int16 lanes (n a multiple

@@ -208,13 +208,22 @@ static void pv_update(SearchStack *ss, Move m)
     ss->pv_len = n + 1;
 }
 
-/* Makes m at ply, noting it and its continuation history for the plies below. */
+/* Makes m at ply, noting it and its continuation history for the plies below, and
+ * what it changes for the network's accumulators. */
 static inline void make_move(Search *s, int ply, Move m)
 {
     Position *pos = &s->pos;
     s->stack[ply].cont = &s->cont_history[pos_piece_on(pos, move_from(m))][move_to(m)];
+    if (s->net)
+        nnue_stack_push(s->nnue, pos, ply, m);
     pos_do_move(pos, m);
     s->stack[ply].current = m;
+}
+
+/* The static evaluation of the position at ply: the network's when there is one. */
+static inline Value static_eval(Search *s, int ply)
+{
+    return s->net ? nnue_evaluate(s->nnue, s->net, &s->pos, ply) : evaluate(&s->pos, s->params);
 }
 
 /* ---- quiescence ----------------------------------------------------------------- */
@@ -237,7 +246,7 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
         return rv;
     bool in_check = pos_in_check(pos);
     if (ply >= MAX_PLY - 1)
-        return in_check ? VALUE_DRAW : evaluate(pos, s->params);
+        return in_check ? VALUE_DRAW : static_eval(s, ply);
 
     TTEntry *slot;
     Key key = pos_key(pos);
@@ -250,7 +259,7 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
     if (in_check) {
         best = -VALUE_INFINITE;
     } else {
-        raw_eval = tte.hit && tte.eval != VALUE_NONE ? tte.eval : evaluate(pos, s->params);
+        raw_eval = tte.hit && tte.eval != VALUE_NONE ? tte.eval : static_eval(s, ply);
         stand_pat = corrected_eval(s, pos, raw_eval);
         best = stand_pat;
         if (best >= beta) {
@@ -333,7 +342,7 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
         if (rule_cutoff(s, ply, &alpha, &beta, &rv))
             return rv;
         if (ply >= MAX_PLY - 1)
-            return pos_in_check(pos) ? VALUE_DRAW : evaluate(pos, s->params);
+            return pos_in_check(pos) ? VALUE_DRAW : static_eval(s, ply);
         /* mate distance pruning */
         if (alpha < value_mated_in(ply))
             alpha = value_mated_in(ply);
@@ -360,7 +369,7 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     } else if (excluded) {
         eval = ss->static_eval; /* the same node: its evaluation is already here */
     } else {
-        raw_eval = tte.hit && tte.eval != VALUE_NONE ? tte.eval : evaluate(pos, s->params);
+        raw_eval = tte.hit && tte.eval != VALUE_NONE ? tte.eval : static_eval(s, ply);
         eval = ss->static_eval = corrected_eval(s, pos, raw_eval);
         /* the stored search value is a better guess when its bound points the right way */
         if (tte.hit && tte.value != VALUE_NONE &&
@@ -387,6 +396,8 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
             int by_eval = (eval - beta) / sp->nmp_eval_div;
             int r = sp->nmp_base + depth / sp->nmp_depth_div +
                     (by_eval < sp->nmp_eval_max ? by_eval : sp->nmp_eval_max);
+            if (s->net)
+                nnue_stack_push_null(s->nnue, ply);
             pos_do_null(pos);
             ss->current = MOVE_NULL;
             ss->cont = NULL;
@@ -584,6 +595,8 @@ static void search_start(Search *s, const Position *root, const SearchLimits *li
     s->start_ms = time_now_ms();
     s->sp = s->tune ? *s->tune : SPSA_PARAMS_DEFAULT;
     pos_copy(&s->pos, root);
+    if (s->net)
+        nnue_stack_reset(s->nnue);
     s->limits = *limits;
     s->plan = time_plan(limits, root->side, s->move_overhead, root->game_ply);
     s->nodes = 0;

@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 
 #include "eval_terms.h"
+#include "nnue.h"
 #include "position.h"
 #include "score.h"
 #include "spsa_params.h"
@@ -69,6 +70,10 @@ typedef struct Search {
     Position pos;
     TT *tt;
     const EvalParams *params;
+    /* the network that evaluates, with the accumulators of this search; NULL: the
+     * handcrafted evaluation with params */
+    const NnueNet *net;
+    NnueStack *nnue;
     const SearchParams *tune; /* the tunable constants to search with; NULL: the defaults */
     atomic_bool *stop;
     SearchLimits limits;

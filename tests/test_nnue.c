@@ -1,7 +1,10 @@
 /*
  * NNUE: the feature index, the output bucket, the reference evaluation worked out by
  * hand and checked against colour symmetry, the file format (write/read round trip and
- * every kind of rejection, with the file named and the network untouched).
+ * every kind of rejection, with the file named and the network untouched), the
+ * incremental accumulators against the reference on every position of random games and
+ * of games the engine plays with a random network (with probes, captures, undo, null
+ * moves and lazy gaps), and the portable and AVX2 kernels against each other.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -14,8 +17,11 @@
 
 #include <cmocka.h>
 
+#include "engine.h"
 #include "movegen.h"
 #include "nnue.h"
+#include "nnue_kernel.h"
+#include "notation.h"
 #include "position.h"
 #include "support/scratch.h"
 
@@ -237,6 +243,241 @@ static void test_evaluate_colour_symmetry(void **state)
     nnue_net_free(&net);
 }
 
+/* ---- incremental accumulators ----------------------------------------------------------- */
+
+/* Walks one game through the stack: at each ply a few probes (a child, sometimes a
+ * grandchild or a null move, evaluated or not, then undone), then the game's move.
+ * Every evaluation is compared with the reference; every few plies one is skipped so
+ * that the next one catches up over several moves, and past ply 100 the stack starts
+ * again from the current position. moves: the game (NULL: random moves, captures
+ * preferred half of the time). Returns the positions compared. */
+static int walk_game(const NnueNet *net, NnueStack *st, const char *fen, const Move *moves,
+                     int nmoves, uint64_t seed)
+{
+    Position pos;
+    set_fen(&pos, fen);
+    nnue_stack_reset(st);
+    uint64_t rng = seed * 2654435761u + 7;
+    int compared = 0, ply = 0;
+    for (int i = 0; moves ? i <= nmoves : i < 300; i++) {
+        if (rng_range(&rng, 0, 3)) {
+            assert_int_equal(nnue_evaluate(st, net, &pos, ply), nnue_evaluate_full(net, &pos));
+            compared++;
+        }
+        MoveList list;
+        if (gen_legal(&pos, &list) == 0 || (moves && i == nmoves))
+            break;
+        for (int probe = rng_range(&rng, 0, 3); probe > 0; probe--) {
+            Move m = list.moves[rng_range(&rng, 0, list.count - 1)];
+            nnue_stack_push(st, &pos, ply, m);
+            pos_do_move(&pos, m);
+            MoveList sub;
+            if (rng_range(&rng, 0, 1) && gen_legal(&pos, &sub) > 0) {
+                Move m2 = sub.moves[rng_range(&rng, 0, sub.count - 1)];
+                nnue_stack_push(st, &pos, ply + 1, m2);
+                pos_do_move(&pos, m2);
+                assert_int_equal(nnue_evaluate(st, net, &pos, ply + 2),
+                                 nnue_evaluate_full(net, &pos));
+                pos_undo_move(&pos);
+            } else if (!pos_in_check(&pos) && rng_range(&rng, 0, 1)) {
+                nnue_stack_push_null(st, ply + 1);
+                pos_do_null(&pos);
+                assert_int_equal(nnue_evaluate(st, net, &pos, ply + 2),
+                                 nnue_evaluate_full(net, &pos));
+                pos_undo_null(&pos);
+            }
+            if (rng_range(&rng, 0, 1))
+                assert_int_equal(nnue_evaluate(st, net, &pos, ply + 1),
+                                 nnue_evaluate_full(net, &pos));
+            pos_undo_move(&pos);
+            compared++;
+        }
+        Move m;
+        if (moves) {
+            m = moves[i];
+        } else {
+            MoveList caps;
+            bool take = gen_captures(&pos, &caps) > 0 && rng_range(&rng, 0, 1);
+            m = take ? caps.moves[rng_range(&rng, 0, caps.count - 1)]
+                     : list.moves[rng_range(&rng, 0, list.count - 1)];
+        }
+        if (pos_history_full(&pos))
+            pos_trim_history(&pos);
+        nnue_stack_push(st, &pos, ply, m);
+        pos_do_move(&pos, m);
+        if (++ply > 100) {
+            nnue_stack_reset(st);
+            ply = 0;
+        }
+    }
+    return compared;
+}
+
+static void test_incremental_random_games(void **state)
+{
+    (void)state;
+    static const uint32_t SIZES[][2] = {{256, 1}, {128, 8}, {32, 31}};
+    char err[200];
+    for (size_t k = 0; k < sizeof SIZES / sizeof SIZES[0]; k++) {
+        NnueNet net;
+        NnueStack st;
+        random_net(&net, SIZES[k][0], SIZES[k][1], 10 + k);
+        assert_true(nnue_stack_alloc(&st, net.hidden, err, sizeof err));
+        int compared = 0;
+        for (int g = 0; g < 6; g++)
+            compared += walk_game(&net, &st, START_FEN, NULL, 0, 100 * k + (size_t)g);
+        assert_true(compared > 500);
+        nnue_stack_free(&st);
+        nnue_net_free(&net);
+    }
+}
+
+/* Games the engine plays against itself with a random network at a few hundred nodes
+ * a move; their positions are walked through a fresh stack. (Debug builds also check
+ * every evaluation inside those searches against the reference.) */
+static void test_incremental_engine_games(void **state)
+{
+    (void)state;
+    NnueNet net;
+    NnueStack st;
+    char err[200];
+    WeightsError werr;
+    const char *path = scratch_path("games.nnue");
+    random_net(&net, 128, 8, 77);
+    assert_true(nnue_net_write(&net, path, err, sizeof err));
+    assert_true(nnue_stack_alloc(&st, net.hidden, err, sizeof err));
+    Engine *e = engine_new();
+    assert_non_null(e);
+    assert_true(engine_load_eval_file(e, path, &werr));
+    assert_non_null(engine_net(e));
+    static const char *const OPENINGS[] = {
+        "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1",
+        "r1ba1a3/4kn3/2n1b4/pNp1p1p1p/4c4/6P2/P1P2R2P/1CcC5/9/2BAKAB2 w - - 0 1",
+    };
+    for (size_t g = 0; g < sizeof OPENINGS / sizeof OPENINGS[0]; g++) {
+        enum { PLIES = 60 };
+        Move moves[PLIES];
+        char text[PLIES][6];
+        const char *played[PLIES];
+        int n = 0;
+        PosError perr;
+        engine_new_game(e);
+        SearchLimits limits;
+        time_limits_clear(&limits);
+        limits.nodes = 400;
+        for (; n < PLIES; n++) {
+            assert_true(engine_set_position(e, OPENINGS[g], played, n, &perr));
+            SearchResult r = engine_search(e, &limits, NULL);
+            if (r.best == MOVE_NONE)
+                break;
+            moves[n] = r.best;
+            move_to_text(r.best, text[n]);
+            played[n] = text[n];
+        }
+        assert_true(walk_game(&net, &st, OPENINGS[g], moves, n, g) > n / 2);
+    }
+    engine_free(&e);
+    nnue_stack_free(&st);
+    nnue_net_free(&net);
+}
+
+/* ---- kernels ---------------------------------------------------------------------------- */
+
+/* The kernels built again portable and AVX2 by the Makefile for this test. */
+extern const char *const nnue_kernel_name_portable;
+void nnue_kernel_update_portable(int16_t *dst, const int16_t *src, const int16_t *const *add,
+                                 int nadd, const int16_t *const *sub, int nsub, uint32_t n);
+int64_t nnue_kernel_output_portable(const int16_t *us, const int16_t *them, const int16_t *w,
+                                    uint32_t n);
+#ifdef __x86_64__
+extern const char *const nnue_kernel_name_avx2;
+void nnue_kernel_update_avx2(int16_t *dst, const int16_t *src, const int16_t *const *add, int nadd,
+                             const int16_t *const *sub, int nsub, uint32_t n);
+int64_t nnue_kernel_output_avx2(const int16_t *us, const int16_t *them, const int16_t *w,
+                                uint32_t n);
+#endif
+
+typedef void (*UpdateFn)(int16_t *, const int16_t *, const int16_t *const *, int,
+                         const int16_t *const *, int, uint32_t);
+typedef int64_t (*OutputFn)(const int16_t *, const int16_t *, const int16_t *, uint32_t);
+
+static void test_kernels_agree(void **state)
+{
+    (void)state;
+    enum { N = NNUE_HIDDEN_MAX, ROWS = 33 };
+    UpdateFn update[3] = {nnue_kernel_update, nnue_kernel_update_portable, NULL};
+    OutputFn output[3] = {nnue_kernel_output, nnue_kernel_output_portable, NULL};
+    assert_string_equal(nnue_kernel_name_portable, "portable");
+#ifdef __x86_64__
+    /* every x86-64 build has SSE2 at least */
+    assert_string_not_equal(nnue_kernel_name, "portable");
+#endif
+#ifdef __x86_64__
+    assert_string_equal(nnue_kernel_name_avx2, "avx2");
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) {
+        update[2] = nnue_kernel_update_avx2;
+        output[2] = nnue_kernel_output_avx2;
+    } else {
+        print_message("this CPU has no AVX2: only the portable kernels are compared\n");
+    }
+#endif
+    int16_t *rows = aligned_alloc(64, ROWS * N * sizeof(int16_t));
+    int16_t *src = aligned_alloc(64, N * sizeof(int16_t));
+    int16_t *them = aligned_alloc(64, N * sizeof(int16_t));
+    int16_t *w = aligned_alloc(64, 2 * N * sizeof(int16_t));
+    int16_t *dst[3];
+    for (int k = 0; k < 3; k++)
+        dst[k] = aligned_alloc(64, N * sizeof(int16_t));
+    uint64_t rng = 99;
+    for (int trial = 0; trial < 40; trial++) {
+        uint32_t n = (uint32_t)rng_range(&rng, 1, N / 32) * 32;
+        for (uint32_t i = 0; i < ROWS * n; i++)
+            rows[i] = (int16_t)rng_range(&rng, -NNUE_W1_MAX, NNUE_W1_MAX);
+        for (uint32_t i = 0; i < n; i++) {
+            src[i] = (int16_t)rng_range(&rng, -300, 600);
+            them[i] = (int16_t)rng_range(&rng, -300, 600);
+        }
+        for (uint32_t i = 0; i < 2 * n; i++)
+            w[i] = (int16_t)(trial % 4 == 0 ? NNUE_W2_MAX
+                                            : rng_range(&rng, -NNUE_W2_MAX, NNUE_W2_MAX));
+        const int16_t *add[ROWS], *sub[ROWS];
+        int nadd = rng_range(&rng, 0, 20), nsub = rng_range(&rng, 0, ROWS - 1 - nadd);
+        for (int a = 0; a < nadd; a++)
+            add[a] = rows + (size_t)a * n;
+        for (int b = 0; b < nsub; b++)
+            sub[b] = rows + (size_t)(nadd + b) * n;
+        /* the exact values, in plain int64 */
+        int64_t want = 0;
+        for (uint32_t i = 0; i < 2 * n; i++) {
+            int64_t v = i < n ? src[i] : them[i - n];
+            v = v < 0 ? 0 : v > NNUE_QA ? NNUE_QA : v;
+            want += v * w[i] * v;
+        }
+        for (int k = 0; k < 3; k++) {
+            if (!update[k])
+                continue;
+            update[k](dst[k], src, add, nadd, sub, nsub, n);
+            for (uint32_t i = 0; i < n; i++) {
+                int v = src[i];
+                for (int a = 0; a < nadd; a++)
+                    v += add[a][i];
+                for (int b = 0; b < nsub; b++)
+                    v -= sub[b][i];
+                if (dst[k][i] != (int16_t)v)
+                    fail_msg("kernel %d, n %u, lane %u: %d, not %d", k, n, i, dst[k][i], v);
+            }
+            assert_true(output[k](src, them, w, n) == want);
+        }
+    }
+    free(rows);
+    free(src);
+    free(them);
+    free(w);
+    for (int k = 0; k < 3; k++)
+        free(dst[k]);
+}
+
 /* ---- the file --------------------------------------------------------------------------- */
 
 static void test_alloc_refuses_sizes(void **state)
@@ -416,6 +657,9 @@ int main(void)
         cmocka_unit_test(test_bucket),
         cmocka_unit_test(test_evaluate_by_hand),
         cmocka_unit_test(test_evaluate_colour_symmetry),
+        cmocka_unit_test(test_incremental_random_games),
+        cmocka_unit_test(test_incremental_engine_games),
+        cmocka_unit_test(test_kernels_agree),
         cmocka_unit_test(test_alloc_refuses_sizes),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_write_refuses),

@@ -98,7 +98,7 @@ esac
 mkdir "$tmp/folder"
 out=$(run "setoption name EvalFile value $tmp/folder\nisready\n")
 [ "$(errors "$out")" = 1 ] &&
-    grep -qF "info string error: setoption EvalFile: $tmp/folder is a directory; previous weights kept" <<<"$out"
+    grep -qF "info string error: setoption EvalFile: $tmp/folder is a directory; previous evaluation kept" <<<"$out"
 check "setoption EvalFile <folder>: says it is a directory" $? "$out"
 
 out=$(run "setoption name EvalFile value $tmp/missing.weights\nisready\n")

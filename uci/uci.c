@@ -389,6 +389,7 @@ static void print_options(Uci *uci)
             ENGINE_HASH_DEFAULT_MB);
         say(uci, "option clearhash type button");
         say(uci, "option evalfile type string default <builtin>");
+        say(uci, "option usennue type check default true");
         print_search_params(uci);
         return;
     }
@@ -398,12 +399,14 @@ static void print_options(Uci *uci)
     say(uci, "option name Threads type spin default 1 min 1 max 1");
     say(uci, "option name Move Overhead type spin default 10 min 0 max 5000");
     say(uci, "option name EvalFile type string default <builtin>");
+    say(uci, "option name Use NNUE type check default true");
     say(uci, "option name UCI_Variant type combo default xiangqi var xiangqi");
     print_search_params(uci);
 }
 
-/* EvalFile: the weights at path, or the previous ones kept. A folder would open and
- * then fail to read with no better word than "read error", so it is named first. */
+/* EvalFile: the network or the weights at path (told apart by the first bytes), or the
+ * previous evaluation kept. A folder would open and then fail to read with no better
+ * word than "read error", so it is named first. */
 static UciStatus load_eval_file(Uci *uci, const char *what, const char *path)
 {
     WeightsError err;
@@ -413,9 +416,10 @@ static UciStatus load_eval_file(Uci *uci, const char *what, const char *path)
     if (!strcmp(path, "<builtin>"))
         return UCI_OK; /* the default: nothing to load */
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return refuse(uci, UCI_FAILED, "%s: %s is a directory; previous weights kept", what, path);
-    if (!engine_load_weights(uci->engine, path, &err))
-        return refuse(uci, UCI_FAILED, "%s: %s; previous weights kept", what, err.msg);
+        return refuse(uci, UCI_FAILED, "%s: %s is a directory; previous evaluation kept", what,
+                      path);
+    if (!engine_load_eval_file(uci->engine, path, &err))
+        return refuse(uci, UCI_FAILED, "%s: %s; previous evaluation kept", what, err.msg);
     return UCI_OK;
 }
 
@@ -447,6 +451,11 @@ static UciStatus set_option(Uci *uci, const char *name, const char *value)
         engine_set_move_overhead(uci->engine, (int)x);
     } else if (!strcasecmp(name, "EvalFile") || !strcasecmp(name, "evalfile")) {
         return load_eval_file(uci, what, value);
+    } else if (!strcasecmp(name, "Use NNUE") || !strcasecmp(name, "usennue")) {
+        if (!value || (strcasecmp(value, "true") && strcasecmp(value, "false")))
+            return refuse(uci, UCI_USAGE, "%s: '%.60s' is not true or false", what,
+                          value ? value : "");
+        engine_set_use_nnue(uci->engine, !strcasecmp(value, "true"));
     } else if (!strcasecmp(name, "UCI_Variant")) {
         if (!value || strcasecmp(value, "xiangqi"))
             return refuse(uci, UCI_USAGE, "setoption: only the xiangqi variant is played");
@@ -540,9 +549,24 @@ static void cmd_eval(Uci *uci)
         say(uci, "%-18s %8d %8d %8d %8d %8d %8d", EVAL_TERM_INFO[t].name, score_mg(r), score_eg(r),
             score_mg(b), score_eg(b), score_mg(r) - score_mg(b), score_eg(r) - score_eg(b));
     }
-    Value v = engine_eval(uci->engine);
+    Value v = engine_eval_handcrafted(uci->engine);
     say(uci, "phase %d of %d; total %d (red view), %d (side to move)", bd.phase, PHASE_MAX,
         bd.total, v);
+    const NnueNet *net = engine_net_loaded(uci->engine);
+    if (!net) {
+        say(uci, "NNUE: no network loaded; search uses the handcrafted evaluation");
+        return;
+    }
+    const Position *pos = engine_position(uci->engine);
+    Value nv = nnue_evaluate_full(net, pos);
+    say(uci,
+        "NNUE: %d (red view), %d (side to move); network %ux2 -> %u buckets (bucket %d), "
+        "SCALE %d, '%s'",
+        pos->side == RED ? nv : -nv, nv, net->hidden, net->buckets, nnue_bucket(net, pos),
+        net->scale, net->description);
+    say(uci, "search uses the %s evaluation: %d (side to move)",
+        engine_net(uci->engine) ? "NNUE" : "handcrafted (Use NNUE is false)",
+        engine_eval(uci->engine));
 }
 
 static void bench_line(void *ctx, int index, const char *fen, const SearchResult *r)

@@ -342,6 +342,7 @@ bench: all $(BINDIR)/tests/tools/ingest_load
 	scripts/bench-search $(BINDIR)
 	scripts/bench-mates $(BINDIR)
 	$(BINDIR)/chuhe-tune --bench
+	$(BINDIR)/chuhe-train --bench
 	scripts/bench-scaling --bindir $(BINDIR)
 	scripts/bench-ingest --bindir $(BINDIR)
 
@@ -378,7 +379,7 @@ help:
 	@echo '  check-san     check with AddressSanitizer and UBSan (MODE=san, binaries in bin/san/)'
 	@echo '  check-debug   check with -O1 and CHUHE_DEBUG (MODE=debug, binaries in bin/debug/)'
 	@echo '  bench         perft and search speed and mates found (scripts/bench-mates), side by side with'
-	@echo '                Fairy-Stockfish; tuner speed; self-play scaling; what one coordinator stores'
+	@echo '                Fairy-Stockfish; tuner and trainer speed; self-play scaling; what one coordinator stores'
 	@echo '                (scripts/bench-ingest)'
 	@echo '  fuzz          build the libFuzzer harnesses (clang) and run each for FUZZ_TIME s (default 60)'
 	@echo '  fuzz-smoke    replay tests/fuzz/regress, run each harness FUZZ_SMOKE_TIME s (default 20) (CI)'

@@ -74,12 +74,12 @@ static const CliOpt OPTS[] = {
      "epochs between checkpoints (default 1; 0: none)"},
     {BOTH, "resume", 0, FLAG_ON(resume), NULL,
      "go on from the checkpoint: it and the TSV are rewritten\n"
-     "without --force (the weights and the plot need it)"},
+     "without --force (the result and the plot need it)"},
     {BOTH, "force", 0, FLAG_ON(force), NULL,
      "replace output files that exist (never a run file or\n"
      "an input of the command)"},
     {BOTH, "dry-run", 0, FLAG_ON(dry_run), NULL,
-     "check the options, the starting weights and the output\n"
+     "check the options, the input and the output\n"
      "files, then stop: no run file is read, nothing written"},
     {TUNE, "top", 0, INT(top, 0, 100000), "N",
      "report the N parameters that moved most (default 20)"},

@@ -341,9 +341,26 @@ static int run_bench(Cli *c)
         }
         double wall = meter_wall() - w0, cpu = meter_cpu() - c0;
         double n = (double)run.train.n * epochs;
-        double sums[5] = {n, n / cpu, (double)netdata_bytes(&run.train), rss1 - rss0,
-                          (double)run.train.n};
-        if (go > 0 || !comm_sum_f64(g_comm, sums, 5))
+        double sums[6] = {n,
+                          n / cpu,
+                          (double)netdata_bytes(&run.train),
+                          rss1 - rss0,
+                          (double)run.train.n,
+                          t->sum_seconds / wall};
+        /* the sum alone, every rank ready: what a step costs on cores nobody else uses */
+        double sum_once = 0;
+        float *probe = netmodel_alloc(t->shape.nw);
+        bool ok = comm_all_ok(g_comm, probe != NULL);
+        for (int i = 0; ok && i < 10; i++) {
+            ok = comm_all_ok(g_comm, true);
+            double t1 = meter_wall();
+            ok = ok && comm_sum_f32(g_comm, probe, t->shape.nw);
+            sum_once += (meter_wall() - t1) / 10;
+        }
+        free(probe);
+        /* a step's computing by CPU time (the sums spin: their wall time is CPU time) */
+        double per_step = (double)c->net.batch / g_comm->size / (n / (cpu - t->sum_seconds));
+        if (go > 0 || !ok || !comm_sum_f64(g_comm, sums, 6))
             rc = fail_all("training failed (out of memory or MPI)");
         else if (g_comm->rank == 0) {
             double np = sums[4] > 0 ? sums[4] : 1;
@@ -354,7 +371,15 @@ static int run_bench(Cli *c)
             printf("memory: %.1f bytes/position in the sets; resident set grew by %.1f "
                    "bytes/position while loading\n",
                    sums[2] / np, sums[3] / np);
-            printf("all ranks: %.0f positions/s by wall time\n", sums[0] / wall);
+            printf("all ranks: %.0f positions/s by wall time; %.1f %% of it in the gradient sums "
+                   "(MPI_Allreduce, waiting for the slowest rank included)\n",
+                   sums[0] / wall, 100 * sums[5] / g_comm->size);
+            if (g_comm->size > 1)
+                printf("one gradient sum (%zu floats) with every rank ready: %.2f ms, against "
+                       "%.1f ms of CPU time computing a step on rank 0: %.2fx one rank on idle "
+                       "cores\n",
+                       t->shape.nw, 1e3 * sum_once, 1e3 * per_step,
+                       g_comm->size * per_step / (per_step + sum_once));
             printf("train: %.0f positions/s per core of CPU time (H=%d, B=%d, %d rank%s)\n",
                    sums[1] / g_comm->size, c->net.hidden, c->net.buckets, g_comm->size,
                    g_comm->size == 1 ? "" : "s");

@@ -170,8 +170,10 @@ bool nettrain_epoch(Comm *comm, const NetTrainOptions *o, NetTrain *t, const Net
         memset(grad, 0, nw * sizeof *grad);
         NetLoss L = netmodel_pass(&t->shape, sc, train, perm + off[b], off[b + 1] - off[b], t->w,
                                   t->k, o->lambda, grad);
-        double sums[2] = {L.loss, (double)(off[b + 1] - off[b])};
-        if (!(ok = comm_sum_f32(comm, grad, nw) && comm_sum_f64(comm, sums, 2)))
+        double sums[2] = {L.loss, (double)(off[b + 1] - off[b])}, t1 = now_seconds();
+        ok = comm_sum_f32(comm, grad, nw) && comm_sum_f64(comm, sums, 2);
+        t->sum_seconds += now_seconds() - t1;
+        if (!ok)
             break;
         if (sums[1] == 0)
             continue;

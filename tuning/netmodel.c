@@ -138,9 +138,13 @@ static void round_weights(const NetShape *s, const float *restrict w, float *res
         wq[i] = w[i];
 }
 
+/* The pass's hot loops are inlined into each of its clones (below), so that each is
+ * compiled for the clone's instruction set. */
+#define NETMODEL_HOT static inline __attribute__((always_inline))
+
 /* Both accumulators into acc, and y. */
-static float forward(const NetShape *s, const float *restrict w, const uint16_t *fs,
-                     const uint16_t *fo, int n, int b, float *restrict acc)
+NETMODEL_HOT float forward(const NetShape *s, const float *restrict w, const uint16_t *fs,
+                           const uint16_t *fo, int n, int b, float *restrict acc)
 {
     const int H = s->hidden;
     float *restrict as = acc, *restrict ao = acc + H;
@@ -168,9 +172,9 @@ static float forward(const NetShape *s, const float *restrict w, const uint16_t 
 }
 
 /* Adds g times the gradient of y (accumulators in acc) to grad. */
-static void backward(const NetShape *s, const float *restrict w, const uint16_t *fs,
-                     const uint16_t *fo, int n, int b, const float *restrict acc, float g,
-                     float *restrict dacc, float *restrict grad)
+NETMODEL_HOT void backward(const NetShape *s, const float *restrict w, const uint16_t *fs,
+                           const uint16_t *fo, int n, int b, const float *restrict acc, float g,
+                           float *restrict dacc, float *restrict grad)
 {
     const int H = s->hidden;
     const float *restrict w2 = w + s->o_w2 + (size_t)b * 2 * (size_t)H;

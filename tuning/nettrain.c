@@ -3,10 +3,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ckptio.h"
 #include "error.h"
+#include "meter.h"
 #include "rng.h"
 
 /* The defaults: docs/nnue.md, "Training", says how they were chosen. */
@@ -68,13 +68,6 @@ void nettrain_free(NetTrain **t)
         free(*t);
         *t = NULL;
     }
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* The step size of the epoch under way: it depends on the epoch only, so a resumed run
@@ -149,7 +142,7 @@ static bool record_row(NetTrain *t, const EpochRow *row, const float *w)
 bool nettrain_epoch(Comm *comm, const NetTrainOptions *o, NetTrain *t, const NetSet *train,
                     const NetSet *valid, uint32_t *perm)
 {
-    double t0 = now_seconds();
+    double t0 = meter_wall();
     EpochRow row = {t->epoch, NAN, NAN, t->last_seconds};
     size_t nw = t->shape.nw;
     float *start_w = netmodel_alloc(nw), *grad = netmodel_alloc(nw);
@@ -170,9 +163,11 @@ bool nettrain_epoch(Comm *comm, const NetTrainOptions *o, NetTrain *t, const Net
         memset(grad, 0, nw * sizeof *grad);
         NetLoss L = netmodel_pass(&t->shape, sc, train, perm + off[b], off[b + 1] - off[b], t->w,
                                   t->k, o->lambda, grad);
-        double sums[2] = {L.loss, (double)(off[b + 1] - off[b])}, t1 = now_seconds();
+        double sums[2] = {L.loss, (double)(off[b + 1] - off[b])};
+        double t1 = meter_wall(), c1 = meter_cpu();
         ok = comm_sum_f32(comm, grad, nw) && comm_sum_f64(comm, sums, 2);
-        t->sum_seconds += now_seconds() - t1;
+        t->sum_seconds += meter_wall() - t1;
+        t->sum_cpu += meter_cpu() - c1;
         if (!ok)
             break;
         if (sums[1] == 0)
@@ -184,7 +179,7 @@ bool nettrain_epoch(Comm *comm, const NetTrainOptions *o, NetTrain *t, const Net
     row.train_loss = count_sum > 0 ? loss_sum / count_sum : NAN;
     if (ok) {
         t->epoch++;
-        t->last_seconds = now_seconds() - t0;
+        t->last_seconds = meter_wall() - t0;
         ok = record_row(t, &row, start_w);
     }
     netmodel_scratch_free(&sc);

@@ -50,7 +50,8 @@ typedef struct {
     int nhist;
     size_t hist_cap;
     EpochRow *hist;
-    double sum_seconds; /* wall time in the gradient sums (waiting included), not saved */
+    double sum_seconds, sum_cpu; /* wall and CPU time in the gradient sums (waiting
+                                  * included); not saved */
 } NetTrain;
 
 /* A new state with seeded starting weights; NULL when out of memory or the shape is out

@@ -164,7 +164,7 @@ static const CliOpt OPTS[] = {
      "fitted to the results)"},
     {TRAIN, "lambda", 0, REAL(net.lambda, 0, 1), "L",
      "target = L * sigmoid(K * score) + (1 - L) * result\n"
-     "(default 0.75)"},
+     "(default 0.9)"},
     {TRAIN, "epochs", 0, INT(net.epochs, 0, 100000000), "N",
      "passes over the positions (default 30)"},
     {TRAIN, "batch", 0, U64(net.batch, 1, U64_ANY), "N",

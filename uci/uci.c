@@ -538,8 +538,25 @@ static void cmd_display(Uci *uci)
             rules_reason_name(v.reason));
 }
 
+/* The network's line (when one is loaded) and which evaluation search uses, then the
+ * handcrafted terms; the handcrafted total stays the last line. */
 static void cmd_eval(Uci *uci)
 {
+    const NnueNet *net = engine_net_loaded(uci->engine);
+    if (!net) {
+        say(uci, "NNUE: no network loaded; search uses the handcrafted evaluation");
+    } else {
+        const Position *pos = engine_position(uci->engine);
+        Value nv = nnue_evaluate_full(net, pos);
+        say(uci,
+            "NNUE: %d (red view), %d (side to move); network %ux2 -> %u buckets (bucket %d), "
+            "SCALE %d, '%s'",
+            pos->side == RED ? nv : -nv, nv, net->hidden, net->buckets, nnue_bucket(net, pos),
+            net->scale, net->description);
+        say(uci, "search uses the %s evaluation: %d (side to move)",
+            engine_net(uci->engine) ? "NNUE" : "handcrafted (Use NNUE is false)",
+            engine_eval(uci->engine));
+    }
     EvalBreakdown bd;
     engine_eval_breakdown(uci->engine, &bd);
     say(uci, "%-18s %17s %17s %17s", "term (red view)", "red mg   eg", "black mg   eg",
@@ -552,21 +569,6 @@ static void cmd_eval(Uci *uci)
     Value v = engine_eval_handcrafted(uci->engine);
     say(uci, "phase %d of %d; total %d (red view), %d (side to move)", bd.phase, PHASE_MAX,
         bd.total, v);
-    const NnueNet *net = engine_net_loaded(uci->engine);
-    if (!net) {
-        say(uci, "NNUE: no network loaded; search uses the handcrafted evaluation");
-        return;
-    }
-    const Position *pos = engine_position(uci->engine);
-    Value nv = nnue_evaluate_full(net, pos);
-    say(uci,
-        "NNUE: %d (red view), %d (side to move); network %ux2 -> %u buckets (bucket %d), "
-        "SCALE %d, '%s'",
-        pos->side == RED ? nv : -nv, nv, net->hidden, net->buckets, nnue_bucket(net, pos),
-        net->scale, net->description);
-    say(uci, "search uses the %s evaluation: %d (side to move)",
-        engine_net(uci->engine) ? "NNUE" : "handcrafted (Use NNUE is false)",
-        engine_eval(uci->engine));
 }
 
 static void bench_line(void *ctx, int index, const char *fen, const SearchResult *r)

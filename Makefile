@@ -65,8 +65,9 @@ ENGINE_SRCS := $(wildcard engine/*.c)
 ENGINE_OBJS := $(ENGINE_SRCS:%.c=$(BUILDDIR)/%.o)
 LIB := $(BUILDDIR)/libchuhe.a
 
-# Programs: each NAME in PROGRAMS is built from NAME_DIR/*.c and the library, with the
-# compile and link flags of the pkg-config packages in NAME_PKGS.
+# Programs: each NAME in PROGRAMS is built from NAME_DIR/*.c but the files in NAME_SKIP,
+# and the library, with the compile and link flags of the pkg-config packages in
+# NAME_PKGS.
 PROGRAMS := chuhe-engine
 chuhe-engine_DIR := uci
 chuhe-engine_PKGS :=
@@ -74,6 +75,14 @@ chuhe-engine_PKGS :=
 PROGRAMS += chuhe-tune
 chuhe-tune_DIR := tuning
 chuhe-tune_PKGS := hdf5-serial ompi-c
+chuhe-tune_SKIP := tuning/netmain.c
+
+# The network trainer: the tuner's modules (loader, collectives, options, report) with
+# its own main.
+PROGRAMS += chuhe-train
+chuhe-train_DIR := tuning
+chuhe-train_PKGS := hdf5-serial ompi-c
+chuhe-train_SKIP := tuning/main.c
 
 # The self-play hub: ZeroMQ server and HDF5 run file (every coordinator/*.c), and its
 # live page (libmicrohttpd).
@@ -88,7 +97,7 @@ chuhe-worker_DIR := worker
 chuhe-worker_PKGS := ompi-c libzmq
 
 define PROGRAM_template
-$(1)_OBJS := $$(patsubst %.c,$$(BUILDDIR)/%.o,$$(wildcard $$($(1)_DIR)/*.c))
+$(1)_OBJS := $$(patsubst %.c,$$(BUILDDIR)/%.o,$$(filter-out $$($(1)_SKIP),$$(wildcard $$($(1)_DIR)/*.c)))
 $$($(1)_OBJS): private PKG_CFLAGS = $$(call pkg_cflags,$$($(1)_PKGS))
 $$(BINDIR)/$(1): private PKG_LIBS = $$(call pkg_libs,$$($(1)_PKGS))
 $$(BINDIR)/$(1): $$($(1)_OBJS) $$(LIB)
@@ -142,8 +151,8 @@ $(TUNE_LIB): $(TUNE_LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BINDIR)/chuhe-tune: $(TUNE_TRACE_OBJ) $(CONTRACTS_LIB)
-$(BINDIR)/chuhe-tune: private LOCAL_LIBS = $(CONTRACTS_LIB)
+$(BINDIR)/chuhe-tune $(BINDIR)/chuhe-train: $(TUNE_TRACE_OBJ) $(CONTRACTS_LIB)
+$(BINDIR)/chuhe-tune $(BINDIR)/chuhe-train: private LOCAL_LIBS = $(CONTRACTS_LIB)
 
 $(BINDIR)/chuhe-worker: private LOCAL_LIBS = $(CONTRACTS_LIB)
 $(BINDIR)/chuhe-worker: $(CONTRACTS_LIB)
@@ -212,15 +221,15 @@ $(BINDIR)/tests/test_exttrans: $(BUILDDIR)/worker/exttrans.o
 $(BINDIR)/tests/test_extpool: $(addprefix $(BUILDDIR)/worker/,extpool.o extengine.o extdialog.o \
                               extuci.o extxboard.o extproc.o exttrans.o play.o)
 
-ALL_OBJS := $(ENGINE_OBJS) $(CONTRACTS_OBJS) $(COORD_OBJS) $(PROGRAM_OBJS) $(TEST_OBJS) $(SUPPORT_OBJS) $(TOOL_OBJS) \
-            $(TUNE_TRACE_OBJ) $(NNUE_KERNEL_TEST_OBJS)
+ALL_OBJS := $(sort $(ENGINE_OBJS) $(CONTRACTS_OBJS) $(COORD_OBJS) $(PROGRAM_OBJS) $(TEST_OBJS) \
+            $(SUPPORT_OBJS) $(TOOL_OBJS) $(TUNE_TRACE_OBJ) $(NNUE_KERNEL_TEST_OBJS))
 
 # Every object is rebuilt when the flags change.  Only the files that mention
 # CHUHE_VERSION are rebuilt when the version changes.
 FLAGS_STAMP := $(BUILDDIR)/flags
 FLAGS_TEXT := $(CC) $(BASE_CPPFLAGS) $(ASSERT_FLAGS) $(BASE_CFLAGS) $(LDFLAGS) $(LDLIBS)
 VERSION_STAMP := $(BUILDDIR)/version
-VERSION_SRCS := $(shell grep -l CHUHE_VERSION $(ENGINE_SRCS) $(foreach p,$(PROGRAMS),$(wildcard $($(p)_DIR)/*.c)) /dev/null)
+VERSION_SRCS := $(shell grep -l CHUHE_VERSION $(ENGINE_SRCS) $(sort $(foreach p,$(PROGRAMS),$(wildcard $($(p)_DIR)/*.c))) /dev/null)
 
 $(FLAGS_STAMP): FORCE
 	@mkdir -p $(@D)
@@ -334,6 +343,7 @@ bench: all $(BINDIR)/tests/tools/ingest_load
 	scripts/bench-search $(BINDIR)
 	scripts/bench-mates $(BINDIR)
 	$(BINDIR)/chuhe-tune --bench
+	$(BINDIR)/chuhe-train --bench
 	scripts/bench-scaling --bindir $(BINDIR)
 	scripts/bench-ingest --bindir $(BINDIR)
 
@@ -370,7 +380,7 @@ help:
 	@echo '  check-san     check with AddressSanitizer and UBSan (MODE=san, binaries in bin/san/)'
 	@echo '  check-debug   check with -O1 and CHUHE_DEBUG (MODE=debug, binaries in bin/debug/)'
 	@echo '  bench         perft and search speed and mates found (scripts/bench-mates), side by side with'
-	@echo '                Fairy-Stockfish; tuner speed; self-play scaling; what one coordinator stores'
+	@echo '                Fairy-Stockfish; tuner and trainer speed; self-play scaling; what one coordinator stores'
 	@echo '                (scripts/bench-ingest)'
 	@echo '  fuzz          build the libFuzzer harnesses (clang) and run each for FUZZ_TIME s (default 60)'
 	@echo '  fuzz-smoke    replay tests/fuzz/regress, run each harness FUZZ_SMOKE_TIME s (default 20) (CI)'

@@ -104,7 +104,7 @@ static void test_cli_defaults(void **state)
     assert_false(c->resume || c->quiet || c->bench);
     assert_int_equal(c->bench_positions, 1000000);
     assert_true(c->K == 0 && c->lambda == 0.9);
-    expect_options(c, &(LoadOptions){16, 2000, 0, false, true, 0.1, 1, 10000, NULL},
+    expect_options(c, &(LoadOptions){16, 2000, 0, false, true, 0.1, 1, 10000, NULL, false, false},
                    &(TrainOptions){100, 16384, 3, 0.9, 0.999, 1e-8, 20, 1, {0}, 0.966, 0.1, true});
     for (int i = 0; i < EVAL_PARAM_NB; i++)
         assert_int_equal(c->train.frozen[i], 0);
@@ -212,7 +212,7 @@ static void test_cli_every_option(void **state)
     assert_int_equal(c->top, 7);
     assert_string_equal(c->weights, wpath);
     assert_memory_equal(&c->start, &start, sizeof start);
-    expect_options(c, &(LoadOptions){2, 900, 5, true, false, 0.25, 42, 12, NULL},
+    expect_options(c, &(LoadOptions){2, 900, 5, true, false, 0.25, 42, 12, NULL, false, false},
                    &(TrainOptions){9, 64, 2.5, 0.8, 0.99, 1e-8, 4, 42, {0}, 0.5, 0.01, false});
     assert_true(c->K == 0.004 && c->lambda == 0.75);
     assert_string_equal(c->freeze, "material,psqt_king");

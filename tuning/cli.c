@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "error.h"
+#include "nnue.h"
 #include "numparse.h"
 #include "outpath.h"
 #include "weights.h"
@@ -34,7 +35,11 @@ typedef enum {
  * this table. An option takes a value exactly when it names one (arg). Numbers must lie
  * in [min, max] (U64_ANY as max: any uint64_t).
  */
+/* The programs that take an option (bits of 1 << CliProgram). */
+enum { TUNE = 1 << CLI_TUNE, TRAIN = 1 << CLI_TRAIN, BOTH = TUNE | TRAIN };
+
 typedef struct {
+    unsigned progs;
     const char *name; /* without "--"; NULL for a heading */
     char letter;      /* the short option, 0 for none */
     OptKind kind;
@@ -54,102 +59,158 @@ typedef struct {
 #define U64(f, lo, hi) OPT_U64, AT(f, uint64_t), lo, hi
 #define REAL(f, lo, hi) OPT_DOUBLE, AT(f, double), lo, hi
 #define ACTION(kind) kind, 0, 0, 0
-#define HEADING(text) {NULL, 0, OPT_HEADING, 0, 0, 0, NULL, text}
+#define HEADING(progs, text) {progs, NULL, 0, OPT_HEADING, 0, 0, 0, NULL, text}
 /* clang-format on */
 #define U64_ANY 0x1p64 /* 2^64: no uint64_t is above it */
 
 static const CliOpt OPTS[] = {
-    HEADING("Output:"),
-    {"out", 'o', PATH(out), "FILE", "tuned weights file (default tuned.weights)"},
-    {"log", 0, PATH(log), "FILE", "per-epoch table as TSV (default OUT.tsv)"},
-    {"plot", 0, PATH(plot), "FILE", "PNG of both loss curves, by gnuplot (default OUT.png)"},
-    {"checkpoint", 0, PATH(ckpt), "FILE", "optimiser state (default OUT.ckpt)"},
-    {"checkpoint-every", 0, INT(ckpt_every, 0, 1000000), "N",
+    HEADING(BOTH, "Output:"),
+    {TUNE, "out", 'o', PATH(out), "FILE", "tuned weights file (default tuned.weights)"},
+    {TRAIN, "out", 'o', PATH(out), "FILE", "network file (default trained.nnue)"},
+    {BOTH, "log", 0, PATH(log), "FILE", "per-epoch table as TSV (default OUT.tsv)"},
+    {BOTH, "plot", 0, PATH(plot), "FILE", "PNG of both loss curves, by gnuplot (default OUT.png)"},
+    {BOTH, "checkpoint", 0, PATH(ckpt), "FILE", "optimiser state (default OUT.ckpt)"},
+    {BOTH, "checkpoint-every", 0, INT(ckpt_every, 0, 1000000), "N",
      "epochs between checkpoints (default 1; 0: none)"},
-    {"resume", 0, FLAG_ON(resume), NULL,
+    {BOTH, "resume", 0, FLAG_ON(resume), NULL,
      "go on from the checkpoint: it and the TSV are rewritten\n"
-     "without --force (the weights and the plot need it)"},
-    {"force", 0, FLAG_ON(force), NULL,
+     "without --force (the result and the plot need it)"},
+    {BOTH, "force", 0, FLAG_ON(force), NULL,
      "replace output files that exist (never a run file or\n"
      "an input of the command)"},
-    {"dry-run", 0, FLAG_ON(dry_run), NULL,
-     "check the options, the starting weights and the output\n"
+    {BOTH, "dry-run", 0, FLAG_ON(dry_run), NULL,
+     "check the options, the input and the output\n"
      "files, then stop: no run file is read, nothing written"},
-    {"top", 0, INT(top, 0, 100000), "N", "report the N parameters that moved most (default 20)"},
-    {"quiet", 'q', FLAG_ON(quiet), NULL, "no progress lines on stderr"},
-    HEADING("Start:"),
-    {"weights", 0, PATH(weights), "FILE", "starting weights (default: the built-in ones)"},
-    HEADING("Selection:"),
-    {"skip-plies", 0, INT(load.skip_plies, 0, 100000), "N",
+    {TUNE, "top", 0, INT(top, 0, 100000), "N",
+     "report the N parameters that moved most (default 20)"},
+    {BOTH, "quiet", 'q', FLAG_ON(quiet), NULL, "no progress lines on stderr"},
+    {TRAIN, "description", 0, PATH(description), "TEXT",
+     "the network file's description, printable ASCII, at most\n"
+     "64 characters (default: positions and epochs)"},
+    {TRAIN, "export-positions", 0, INT(export_positions, 1, 1000000), "N",
+     "positions on which the engine's quantised evaluation is\n"
+     "compared with the float network's (default 4096)"},
+    {TRAIN, "max-diff", 0, REAL(max_diff, 0, 1e6), "CP",
+     "no network file when they differ by more than CP on a\n"
+     "position (default 2)"},
+    {TRAIN, "mean-diff", 0, REAL(mean_diff, 0, 1e6), "CP",
+     "... or by more than CP on average (default 1)"},
+    HEADING(TUNE, "Start:"),
+    {TUNE, "weights", 0, PATH(weights), "FILE", "starting weights (default: the built-in ones)"},
+    HEADING(BOTH, "Selection:"),
+    {BOTH, "skip-plies", 0, INT(load.skip_plies, 0, 100000), "N",
      "drop the first N plies of each game (default 16)"},
-    {"max-score", 0, INT(load.max_score, 0, 32767), "CP",
+    {BOTH, "max-score", 0, INT(load.max_score, 0, 32767), "CP",
      "drop |search score| > CP (default 2000; 0: no limit, as\n"
      "in chuhe-coordinator export plain --max-score)"},
-    {"per-game", 0, INT(load.per_game, 0, 100000), "N",
+    {BOTH, "per-game", 0, INT(load.per_game, 0, 100000), "N",
      "at most N positions per game (default 0: all)"},
-    {"qresolve", 0, FLAG_ON(load.qresolve), NULL,
+    {BOTH, "qresolve", 0, FLAG_ON(load.qresolve), NULL,
      "resolve captures along the quiescence line instead of\n"
      "dropping positions whose best or played move captures"},
-    {"no-dedup", 0, FLAG_OFF(load.dedup), NULL,
+    {TRAIN, "keep-in-check", 0, FLAG_ON(load.keep_in_check), NULL,
+     "keep positions whose side to move is in check"},
+    {TRAIN, "keep-captures", 0, FLAG_ON(load.keep_captures), NULL,
+     "keep positions whose best or played move captures"},
+    {BOTH, "no-dedup", 0, FLAG_OFF(load.dedup), NULL,
      "keep repeated positions (default: one per Zobrist key)"},
-    {"valid-frac", 0, REAL(load.valid_frac, 0, 0.9), "F",
+    {BOTH, "valid-frac", 0, REAL(load.valid_frac, 0, 0.9), "F",
      "games held out for validation (default 0.1)"},
-    {"check", 0, U64(load.check, 0, U64_ANY), "N",
+    {TUNE, "check", 0, U64(load.check, 0, U64_ANY), "N",
      "positions compared with the engine's evaluate() before\n"
      "fitting (default 10000)"},
-    HEADING("Fit:"),
-    {"K", 0, REAL(K, 1e-6, 10), "X", "scaling constant (default: fitted to the results)"},
-    {"lambda", 0, REAL(lambda, 0, 1), "L",
+    HEADING(TUNE, "Fit:"),
+    {TUNE, "K", 0, REAL(K, 1e-6, 10), "X", "scaling constant (default: fitted to the results)"},
+    {TUNE, "lambda", 0, REAL(lambda, 0, 1), "L",
      "label = L * sigmoid(K * score) + (1 - L) * result\n"
      "(default 0.9)"},
-    {"epochs", 0, INT(train.epochs, 0, 100000000), "N",
+    {TUNE, "epochs", 0, INT(train.epochs, 0, 100000000), "N",
      "(default 100); row N of the epoch table holds the losses\n"
      "after N epochs (row 0: the starting weights)"},
-    {"batch", 0, U64(train.batch, 0, U64_ANY), "N",
+    {TUNE, "batch", 0, U64(train.batch, 0, U64_ANY), "N",
      "positions per Adam step (default 16384; 0: full batch)"},
-    {"lr", 0, REAL(train.lr, 1e-6, 1e6), "X", "Adam step size in centi-soldiers (default 3)"},
-    {"lr-decay", 0, REAL(train.lr_decay, 1e-6, 1), "F",
+    {TUNE, "lr", 0, REAL(train.lr, 1e-6, 1e6), "X", "Adam step size in centi-soldiers (default 3)"},
+    {TUNE, "lr-decay", 0, REAL(train.lr_decay, 1e-6, 1), "F",
      "the step size shrinks by F each epoch (default 0.966:\n"
      "lr 3 falls to 0.1 in 100 epochs; 1: constant)"},
-    {"reg", 0, REAL(train.reg, 0, 1e6), "X",
+    {TUNE, "reg", 0, REAL(train.reg, 0, 1e6), "X",
      "pull toward the starting weights: 100 cp away costs\n"
      "a weight the error of X positions (default 0.1)"},
-    {"no-symmetric", 0, FLAG_OFF(train.symmetric), NULL,
+    {TUNE, "no-symmetric", 0, FLAG_OFF(train.symmetric), NULL,
      "let mirrored points of the piece-square tables move\n"
      "apart (default: each moves with its mirror image)"},
-    {"beta1", 0, REAL(train.beta1, 0, 0.999999), "X",
+    {TUNE, "beta1", 0, REAL(train.beta1, 0, 0.999999), "X",
      "Adam decay of the gradient's mean (default 0.9)"},
-    {"beta2", 0, REAL(train.beta2, 0, 0.999999), "X",
+    {TUNE, "beta2", 0, REAL(train.beta2, 0, 0.999999), "X",
      "Adam decay of the squared gradient's mean (default 0.999)"},
-    {"patience", 0, INT(train.patience, 0, 100000000), "N",
+    {TUNE, "patience", 0, INT(train.patience, 0, 100000000), "N",
      "stop after N epochs without a better validation loss\n"
      "(default 20; 0: never)"},
-    {"freeze", 0, ACTION(OPT_FREEZE), "T[,T...]",
+    {TUNE, "freeze", 0, ACTION(OPT_FREEZE), "T[,T...]",
      "terms that keep their starting values (names as in\n"
      "engine/eval_terms.h, e.g. material,psqt_king)"},
-    {"seed", 0, U64(train.seed, 0, U64_ANY), "N",
+    {TUNE, "seed", 0, U64(train.seed, 0, U64_ANY), "N",
      "sampling, validation split and mini-batches (default 1)"},
-    HEADING("Benchmark:"),
-    {"bench", 0, FLAG_ON(bench), NULL, "time gradient passes and measure memory per position"},
-    {"bench-positions", 0, U64(bench_positions, 1, U64_ANY), "N",
+    HEADING(TRAIN, "Network:"),
+    {TRAIN, "hidden", 0, INT(net.hidden, NNUE_HIDDEN_MIN, NNUE_HIDDEN_MAX), "H",
+     "hidden units per perspective, a multiple of 32 (default 256)"},
+    {TRAIN, "buckets", 0, INT(net.buckets, 1, NNUE_BUCKETS_MAX), "B",
+     "output buckets by the number of pieces (default 1)"},
+    {TRAIN, "scale", 0, INT(net.scale, NNUE_SCALE_MIN, NNUE_SCALE_MAX), "S",
+     "engine units per unit of output (default 400)"},
+    HEADING(TRAIN, "Training:"),
+    {TRAIN, "K", 0, REAL(K, 1e-6, 10), "X",
+     "win probability of a score: sigmoid(K * score) (default:\n"
+     "fitted to the results)"},
+    {TRAIN, "lambda", 0, REAL(net.lambda, 0, 1), "L",
+     "target = L * sigmoid(K * score) + (1 - L) * result\n"
+     "(default 0.9)"},
+    {TRAIN, "epochs", 0, INT(net.epochs, 0, 100000000), "N",
+     "passes over the positions (default 30)"},
+    {TRAIN, "batch", 0, U64(net.batch, 1, U64_ANY), "N",
+     "positions per Adam step over all ranks (default 16384)"},
+    {TRAIN, "lr", 0, REAL(net.lr, 1e-9, 10), "X", "Adam step size (default 0.001)"},
+    {TRAIN, "lr-drop", 0, REAL(net.lr_drop, 1e-6, 1), "F",
+     "the step size is multiplied by F every --lr-step epochs\n"
+     "(default 0.3)"},
+    {TRAIN, "lr-step", 0, INT(net.lr_step, 1, 100000000), "N", "(default 10)"},
+    {TRAIN, "beta1", 0, REAL(net.beta1, 0, 0.999999), "X",
+     "Adam decay of the gradient's mean (default 0.9)"},
+    {TRAIN, "beta2", 0, REAL(net.beta2, 0, 0.999999), "X",
+     "Adam decay of the squared gradient's mean (default 0.999)"},
+    {TRAIN, "seed", 0, U64(train.seed, 0, U64_ANY), "N",
+     "starting weights, sampling, validation split and\n"
+     "mini-batches (default 1)"},
+    HEADING(BOTH, "Benchmark:"),
+    {TUNE, "bench", 0, FLAG_ON(bench), NULL,
+     "time gradient passes and measure memory per position"},
+    {TRAIN, "bench", 0, FLAG_ON(bench), NULL,
+     "train a few seconds on the files (or on synthetic\n"
+     "positions) and report positions/s per core and memory"},
+    {TRAIN, "bench-positions", 0, U64(bench_positions, 1, U64_ANY), "N",
+     "synthetic positions per rank without files (default 200000)"},
+    {TRAIN, "bench-seconds", 0, REAL(bench_seconds, 0.1, 3600), "S",
+     "seconds of training to time (default 3)"},
+    {TUNE, "bench-positions", 0, U64(bench_positions, 1, U64_ANY), "N",
      "synthetic positions per rank without files (default 1000000)"},
-    HEADING("Match:"),
-    {"match-report", 0, PATH(match), "FILE",
+    HEADING(TUNE, "Match:"),
+    {TUNE, "match-report", 0, PATH(match), "FILE",
      "Elo, pentanomial counts and SPRT of one player of a\n"
      "finished run (against all others)"},
-    {"player", 0, PATH(player), "NAME", "the player (name or weights path; default: player 0)"},
-    {"baseline", 0, PATH(baseline), "FILE",
+    {TUNE, "player", 0, PATH(player), "NAME",
+     "the player (name or weights path; default: player 0)"},
+    {TUNE, "baseline", 0, PATH(baseline), "FILE",
      "also compare the player with its result in another run\n"
      "on the same openings (pair by pair)"},
-    {"baseline-player", 0, PATH(baseline_player), "NAME",
+    {TUNE, "baseline-player", 0, PATH(baseline_player), "NAME",
      "the player in the --baseline run (default: --player)"},
-    {"sprt", 0, ACTION(OPT_SPRT), "K=V[,K=V...]",
+    {TUNE, "sprt", 0, ACTION(OPT_SPRT), "K=V[,K=V...]",
      "SPRT of the report: elo0, elo1, alpha, beta,\n"
      "model=normalized|logistic (default elo0=0,elo1=2,\n"
      "alpha=0.05,beta=0.05,model=normalized)"},
-    HEADING(""),
-    {"help", 'h', ACTION(OPT_HELP), NULL, "this text"},
-    {"version", 'V', ACTION(OPT_VERSION), NULL, "the version"},
+    HEADING(BOTH, ""),
+    {BOTH, "help", 'h', ACTION(OPT_HELP), NULL, "this text"},
+    {BOTH, "version", 'V', ACTION(OPT_VERSION), NULL, "the version"},
 };
 
 #undef AT
@@ -168,7 +229,9 @@ enum {
     HELP_COLUMN = 26,
 };
 
-static const char USAGE[] =
+static const char *const PROG_NAME[] = {"chuhe-tune", "chuhe-train"};
+
+static const char USAGE_TUNE[] =
     "Usage: chuhe-tune [options] RUN.h5 [RUN.h5 ...]\n"
     "       mpirun -np N chuhe-tune [options] RUN.h5 [RUN.h5 ...]\n"
     "       chuhe-tune --bench [--bench-positions N] [selection options] [RUN.h5 ...]\n"
@@ -179,11 +242,28 @@ static const char USAGE[] =
     "sigmoid(K * eval) and a label mixing the search score and the game result.\n"
     "\n";
 
+static const char USAGE_TRAIN[] =
+    "Usage: chuhe-train [options] RUN.h5 [RUN.h5 ...]\n"
+    "       mpirun -np N chuhe-train [options] RUN.h5 [RUN.h5 ...]\n"
+    "       chuhe-train --bench [--bench-seconds S] [options] [RUN.h5 ...]\n"
+    "\n"
+    "Trains the engine's network (PS1260 -> Hx2 -> SCReLU -> B buckets) on positions of\n"
+    "run files: least squares between sigmoid(K * eval) and a target mixing the search\n"
+    "score and the game result; writes a network file the engine loads (EvalFile).\n"
+    "\n";
+
 void cli_usage(FILE *f)
 {
-    fputs(USAGE, f);
+    cli_usage_program(f, CLI_TUNE);
+}
+
+void cli_usage_program(FILE *f, CliProgram prog)
+{
+    fputs(prog == CLI_TRAIN ? USAGE_TRAIN : USAGE_TUNE, f);
     for (int i = 0; i < NOPTS; i++) {
         const CliOpt *o = &OPTS[i];
+        if (!(o->progs & (1u << prog)))
+            continue;
         if (o->kind == OPT_HEADING) {
             fprintf(f, "%s\n", o->help);
             continue;
@@ -291,10 +371,11 @@ static bool parse_freeze(const char *list, uint8_t *frozen, CliError *err)
     return true;
 }
 
-static void defaults(Cli *c)
+static void defaults(Cli *c, CliProgram prog)
 {
     memset(c, 0, sizeof *c);
-    c->out = "tuned.weights";
+    c->prog = prog;
+    c->out = prog == CLI_TRAIN ? "trained.nnue" : "tuned.weights";
     c->ckpt_every = 1;
     c->top = 20;
     c->bench_positions = 1000000;
@@ -302,6 +383,14 @@ static void defaults(Cli *c)
     sprt_params_default(&c->sprt);
     load_options_default(&c->load);
     train_options_default(&c->train);
+    nettrain_options_default(&c->net);
+    if (prog == CLI_TRAIN) {
+        c->bench_positions = 200000;
+        c->bench_seconds = 3;
+        c->export_positions = 4096;
+        c->max_diff = 2;
+        c->mean_diff = 1;
+    }
 }
 
 /* A path next to --out: OUT.tsv, OUT.png, OUT.ckpt. */
@@ -324,7 +413,19 @@ static bool finish(Cli *c, int nfiles, char **files, CliError *err)
     if (c->baseline_player && !c->baseline)
         return ERROR_SET(err, "--baseline-player needs --baseline (the run it names a player of)");
     if (!c->bench && !c->match && c->nfiles == 0)
-        return ERROR_SET(err, "no run files given (chuhe-tune --help lists the options)");
+        return ERROR_SET(err, "no run files given (%s --help lists the options)",
+                         PROG_NAME[c->prog]);
+    if (c->prog == CLI_TRAIN && c->net.hidden % NNUE_HIDDEN_STEP)
+        return ERROR_SET(err, "--hidden: %d is not a multiple of %d", c->net.hidden,
+                         NNUE_HIDDEN_STEP);
+    if (c->description) {
+        if (strlen(c->description) > NNUE_DESCRIPTION_BYTES)
+            return ERROR_SET(err, "--description: longer than %d characters",
+                             NNUE_DESCRIPTION_BYTES);
+        for (const char *p = c->description; *p; p++)
+            if (*p < 0x20 || *p > 0x7e)
+                return ERROR_SET(err, "--description: only printable ASCII is allowed");
+    }
     if (!c->log)
         c->log = beside_out(c, c->log_buf, sizeof c->log_buf, ".tsv");
     if (!c->plot)
@@ -439,18 +540,19 @@ bool cli_check_outputs(const Cli *c, CliError *err)
     if (!ok || !check_distinct(out, n, err))
         return false;
     char why[sizeof err->msg - 16];
-    if (c->resume && !train_is_checkpoint(c->ckpt, why, sizeof why))
+    if (c->resume && !(c->prog == CLI_TRAIN ? nettrain_is_checkpoint(c->ckpt, why, sizeof why)
+                                            : train_is_checkpoint(c->ckpt, why, sizeof why)))
         return ERROR_SET(err, "--resume: %s", why);
     return true;
 }
 
 /* getopt_long's view of the table: long options and the short option string. */
-static void getopt_tables(struct option *longopts, char *shortopts)
+static void getopt_tables(CliProgram prog, struct option *longopts, char *shortopts)
 {
     int n = 0;
     for (int i = 0; i < NOPTS; i++) {
         const CliOpt *o = &OPTS[i];
-        if (o->kind == OPT_HEADING)
+        if (o->kind == OPT_HEADING || !(o->progs & (1u << prog)))
             continue;
         longopts[n++] =
             (struct option){o->name, o->arg ? required_argument : no_argument, NULL, LONG_BASE + i};
@@ -465,38 +567,43 @@ static void getopt_tables(struct option *longopts, char *shortopts)
 }
 
 /* The row of what getopt_long returned; NULL for an unknown or incomplete option. */
-static const CliOpt *opt_of(int ch)
+static const CliOpt *opt_of(CliProgram prog, int ch)
 {
     if (ch >= LONG_BASE && ch < LONG_BASE + NOPTS)
         return &OPTS[ch - LONG_BASE];
     for (int i = 0; ch > 0 && i < NOPTS; i++)
-        if (OPTS[i].letter == ch)
+        if (OPTS[i].letter == ch && (OPTS[i].progs & (1u << prog)))
             return &OPTS[i];
     return NULL;
 }
 
 CliStatus cli_parse(Cli *c, int argc, char **argv, bool print, CliError *err)
 {
+    return cli_parse_program(c, CLI_TUNE, argc, argv, print, err);
+}
+
+CliStatus cli_parse_program(Cli *c, CliProgram prog, int argc, char **argv, bool print,
+                            CliError *err)
+{
     struct option longopts[NOPTS + 1];
     char shortopts[2 * NOPTS + 1];
-    getopt_tables(longopts, shortopts);
-    defaults(c);
+    getopt_tables(prog, longopts, shortopts);
+    defaults(c, prog);
     opterr = 0;
     optind = 0; /* glibc: start afresh, so that tests may parse several command lines */
     int ch;
     while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-        const CliOpt *o = opt_of(ch);
+        const CliOpt *o = opt_of(prog, ch);
         if (!o) {
-            ERROR_SET(err,
-                      "bad or incomplete option near '%s' (chuhe-tune --help lists the options)",
-                      argv[optind - 1]);
+            ERROR_SET(err, "bad or incomplete option near '%s' (%s --help lists the options)",
+                      argv[optind - 1], PROG_NAME[prog]);
             return CLI_ERROR;
         }
         if (o->kind == OPT_HELP || o->kind == OPT_VERSION) {
             if (print && o->kind == OPT_HELP)
-                cli_usage(stdout);
+                cli_usage_program(stdout, prog);
             else if (print)
-                printf("chuhe-tune %s\n", CHUHE_VERSION);
+                printf("%s %s\n", PROG_NAME[prog], CHUHE_VERSION);
             return CLI_DONE;
         }
         if (!set_option(c, o, optarg, err))

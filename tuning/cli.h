@@ -1,8 +1,8 @@
 /*
- * chuhe-tune's command line: every option, its default and its check, and the usage
- * text. Loading the starting weights, naming the frozen terms and checking the output
- * files happen here too, so a bad option or file stops the program before any data is
- * read.
+ * The command lines of chuhe-tune and chuhe-train, from one option table: every option,
+ * the programs that take it, its default and its check, and the usage text. Loading the
+ * starting weights, naming the frozen terms and checking the output files happen here
+ * too, so a bad option or file stops the program before any data is read.
  */
 #ifndef CHUHE_CLI_H
 #define CHUHE_CLI_H
@@ -15,9 +15,13 @@
 #include "contracts/stats.h"
 #include "eval_terms.h"
 #include "loader.h"
+#include "nettrain.h"
 #include "train.h"
 
+typedef enum { CLI_TUNE, CLI_TRAIN } CliProgram;
+
 typedef struct {
+    CliProgram prog;
     const char *out, *log, *plot, *ckpt, *weights, *match, *player, *baseline, *baseline_player;
     SprtParams sprt;
     char log_buf[4096], plot_buf[4096], ckpt_buf[4096];
@@ -28,6 +32,12 @@ typedef struct {
     char freeze[1024];
     LoadOptions load;
     TrainOptions train;
+    /* chuhe-train */
+    NetTrainOptions net;
+    double bench_seconds;
+    int export_positions;
+    double max_diff, mean_diff; /* the export check's bounds */
+    const char *description;
     EvalParams start;
     const char **files;
     int nfiles;
@@ -46,9 +56,13 @@ typedef enum {
 /* The exit status for a bad command line, as chuhe-coordinator uses. */
 enum { CLI_EXIT_USAGE = 2 };
 
-/* Reads the options into c (defaults first); print: whether --help and --version print
- * (rank 0 only). A bad number names the option, the text and the accepted range. */
+/* Reads the options of chuhe-tune into c (defaults first); print: whether --help and
+ * --version print (rank 0 only). A bad number names the option, the text and the
+ * accepted range. */
 CliStatus cli_parse(Cli *c, int argc, char **argv, bool print, CliError *err);
+/* The same for either program: an option of the other program is refused. */
+CliStatus cli_parse_program(Cli *c, CliProgram prog, int argc, char **argv, bool print,
+                            CliError *err);
 
 /*
  * The files a tuning run writes, checked before any work starts (outpath.h): -o, --log,
@@ -58,11 +72,12 @@ CliStatus cli_parse(Cli *c, int argc, char **argv, bool print, CliError *err);
  * these outputs, name a folder or lie in a missing one; an existing one is replaced
  * only with --force, except that --resume rewrites its checkpoint and the TSV (both
  * are rewritten every epoch by the run it continues). With --resume the checkpoint must
- * be a chuhe-tune checkpoint. False with one line in err naming the option.
+ * be a checkpoint of the program. False with one line in err naming the option.
  */
 bool cli_check_outputs(const Cli *c, CliError *err);
 
-/* The --help text. */
+/* The --help text of chuhe-tune, and of either program. */
 void cli_usage(FILE *f);
+void cli_usage_program(FILE *f, CliProgram prog);
 
 #endif

@@ -1,10 +1,17 @@
 #include "comm.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static bool serial_f64(Comm *c, double *buf, size_t n)
+{
+    (void)c, (void)buf, (void)n;
+    return true;
+}
+
+static bool serial_f32(Comm *c, float *buf, size_t n)
 {
     (void)c, (void)buf, (void)n;
     return true;
@@ -38,7 +45,8 @@ static bool serial_exchange(Comm *c, const uint64_t *send, const uint64_t *count
 
 Comm *comm_serial(void)
 {
-    static Comm c = {0, 1, serial_f64, serial_u64, serial_f64, serial_bcast, serial_exchange, NULL};
+    static Comm c = {
+        0, 1, serial_f64, serial_f32, serial_u64, serial_f64, serial_bcast, serial_exchange, NULL};
     return &c;
 }
 
@@ -65,4 +73,17 @@ bool comm_agree(Comm *c, bool ok, char *msg, size_t size)
         snprintf(msg, size, "MPI: a collective failed");
     msg[size - 1] = '\0';
     return false;
+}
+
+int comm_fail(Comm *c, const char *prog, const char *fmt, ...)
+{
+    if (c->rank == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stderr, "%s: ", prog);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        va_end(ap);
+    }
+    return 1;
 }

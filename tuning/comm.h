@@ -4,8 +4,9 @@
  * process with no MPI (comm_serial), and bin/chuhe-tune plugs in MPI (comm_mpi.c).
  *
  * Every rank must make the same collective calls in the same order. Sums are of
- * doubles or 64-bit integers; a rank contributes its partial sums, so results depend
- * on the rank count only through the order of the final few additions.
+ * doubles, floats (the network trainer's gradients) or 64-bit integers; a rank
+ * contributes its partial sums, so results depend on the rank count only through the
+ * order of the final few additions.
  */
 #ifndef CHUHE_COMM_H
 #define CHUHE_COMM_H
@@ -20,6 +21,7 @@ struct Comm {
     int rank, size;
     /* element-wise sum over ranks, in place */
     bool (*sum_f64)(Comm *c, double *buf, size_t n);
+    bool (*sum_f32)(Comm *c, float *buf, size_t n);
     bool (*sum_u64)(Comm *c, uint64_t *buf, size_t n);
     bool (*max_f64)(Comm *c, double *buf, size_t n);
     /* the bytes of rank root to every rank */
@@ -41,6 +43,10 @@ static inline bool comm_sum_f64(Comm *c, double *buf, size_t n)
 {
     return c->sum_f64(c, buf, n);
 }
+static inline bool comm_sum_f32(Comm *c, float *buf, size_t n)
+{
+    return c->sum_f32(c, buf, n);
+}
 static inline bool comm_sum_u64(Comm *c, uint64_t *buf, size_t n)
 {
     return c->sum_u64(c, buf, n);
@@ -53,6 +59,11 @@ static inline bool comm_bcast(Comm *c, void *buf, size_t n, int root)
 {
     return c->bcast(c, buf, n, root);
 }
+
+/* Rank 0 prints "prog: " and the message on stderr; returns 1 (an exit status) on every
+ * rank. For errors every rank knows of. */
+int comm_fail(Comm *c, const char *prog, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Whether every rank's ok is true (a collective: all ranks must call it). */
 bool comm_all_ok(Comm *c, bool ok);

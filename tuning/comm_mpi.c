@@ -24,6 +24,11 @@ static bool mpi_sum_f64(Comm *c, double *buf, size_t n)
     return c->size == 1 || reduce(buf, n, MPI_DOUBLE, MPI_SUM, sizeof *buf);
 }
 
+static bool mpi_sum_f32(Comm *c, float *buf, size_t n)
+{
+    return c->size == 1 || reduce(buf, n, MPI_FLOAT, MPI_SUM, sizeof *buf);
+}
+
 static bool mpi_sum_u64(Comm *c, uint64_t *buf, size_t n)
 {
     return c->size == 1 || reduce(buf, n, MPI_UINT64_T, MPI_SUM, sizeof *buf);
@@ -98,6 +103,7 @@ bool comm_mpi_init(Comm *c, int *argc, char ***argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &c->size);
     c->sum_f64 = mpi_sum_f64;
+    c->sum_f32 = mpi_sum_f32;
     c->sum_u64 = mpi_sum_u64;
     c->max_f64 = mpi_max_f64;
     c->bcast = mpi_bcast;

@@ -36,19 +36,27 @@ typedef struct {
 typedef struct {
     Comm *comm;
     const LoadOptions *opt;
-    Dataset *set[2]; /* train, valid */
+    const LoadSink *sink;
     KeyList keys[2];
+    uint64_t kept[2]; /* positions added to each set */
     LoadStats st;
     Position *pos;
     QResolve *qr; /* with qresolve */
-    TracedPos *tp;
-    int8_t coef8[EVAL_PARAM_NB];
     RunPosition *rows;
     RunPosition game_rows[RECORD_MAX_PLIES];
     uint64_t game_row_no[RECORD_MAX_PLIES];
-    uint64_t check_quota;
     LoadError *err;
 } Loader;
+
+/* The tuner's store: traced coefficients in a Dataset per set, the first check_quota
+ * of them compared with evaluate(). */
+typedef struct {
+    Dataset *set[2];
+    const EvalParams *params;
+    TracedPos *tp;
+    int8_t coef8[EVAL_PARAM_NB];
+    uint64_t checked, check_quota;
+} TraceSink;
 
 static bool keys_push(KeyList *k, uint64_t key, uint64_t place)
 {
@@ -77,7 +85,56 @@ static void keys_free(KeyList *k)
     memset(k, 0, sizeof *k);
 }
 
-/* Traces one selected row (qresolve first if asked) into its set. */
+static bool trace_add(void *ctx, int set, const Position *pos, int score, int result, uint32_t uid,
+                      LoadError *err)
+{
+    TraceSink *ts = ctx;
+    TracedPos *tp = ts->tp;
+    trace_position(pos, ts->params, tp);
+    for (int k = 0; k < tp->n; k++) {
+        if (tp->coef[k] < INT8_MIN || tp->coef[k] > INT8_MAX) {
+            char name[48];
+            weights_param_name(tp->idx[k], name, sizeof name);
+            return ERROR_SET(err,
+                             "%s is used %d times, more than the stored coefficients hold (int8)",
+                             name, tp->coef[k]);
+        }
+        ts->coef8[k] = (int8_t)tp->coef[k];
+    }
+    if (ts->checked < ts->check_quota) {
+        TraceMismatch m;
+        ts->checked++;
+        if (!trace_check(pos, ts->params, tp->idx, ts->coef8, tp->n, tp->phase, TRACE_TOLERANCE,
+                         &m))
+            return ERROR_SET(
+                err,
+                "%s: the tuner's linear form does not reproduce the engine's evaluation: "
+                "evaluate() %d, reconstruction %d (Red's view, phase %d). The trace build of "
+                "engine/evaluate.c and the library disagree: rebuild both (make clean; make), "
+                "and check that every term goes through ADD",
+                m.fen, m.engine, m.reconstructed, m.phase);
+    }
+    if (!dataset_add(ts->set[set], tp->idx, ts->coef8, tp->n, tp->phase, score, result, uid))
+        return ERROR_SET(err, "out of memory");
+    return true;
+}
+
+static void trace_filter(void *ctx, int set, const uint8_t *keep)
+{
+    TraceSink *ts = ctx;
+    dataset_filter(ts->set[set], keep);
+}
+
+static void trace_finish(void *ctx, LoadStats *st)
+{
+    TraceSink *ts = ctx;
+    st->checked = ts->checked;
+    st->entries = ts->set[0]->nent + ts->set[1]->nent;
+    dataset_trim(ts->set[0]);
+    dataset_trim(ts->set[1]);
+}
+
+/* Hands one selected row (qresolve first if asked) to the store. */
 static bool take(Loader *L, const char *path, uint64_t file, const RunPosition *r, uint64_t row,
                  int set)
 {
@@ -93,41 +150,19 @@ static bool take(Loader *L, const char *path, uint64_t file, const RunPosition *
             L->st.resolved_plies += (uint64_t)plies;
         }
     }
-    TracedPos *tp = L->tp;
-    trace_position(L->pos, o->params, tp);
-    for (int k = 0; k < tp->n; k++) {
-        if (tp->coef[k] < INT8_MIN || tp->coef[k] > INT8_MAX) {
-            char name[48];
-            weights_param_name(tp->idx[k], name, sizeof name);
-            return ERROR_SET(L->err,
-                             "%s: /positions row %llu: %s is used %d times, more than the "
-                             "stored coefficients hold (int8)",
-                             path, (unsigned long long)row, name, tp->coef[k]);
-        }
-        L->coef8[k] = (int8_t)tp->coef[k];
-    }
-    if (L->st.checked < L->check_quota) {
-        TraceMismatch m;
-        L->st.checked++;
-        if (!trace_check(L->pos, o->params, tp->idx, L->coef8, tp->n, tp->phase, TRACE_TOLERANCE,
-                         &m))
-            return ERROR_SET(
-                L->err,
-                "the tuner's linear form does not reproduce the engine's evaluation: "
-                "%s: row %llu: %s: evaluate() %d, reconstruction %d (Red's view, phase "
-                "%d). The trace build of engine/evaluate.c and the library disagree: "
-                "rebuild both (make clean; make), and check that every term goes "
-                "through ADD",
-                path, (unsigned long long)row, m.fen, m.engine, m.reconstructed, m.phase);
-    }
     int red = packed_side(&r->board) == RED;
     int score = red ? r->score : -r->score, result = red ? r->result : -r->result;
     uint64_t place = rng_place(file, row);
-    if (!dataset_add(L->set[set], tp->idx, L->coef8, tp->n, tp->phase, score, result,
-                     (uint32_t)(rng_mix(place) >> 32)) ||
-        !keys_push(&L->keys[set], pos_key(L->pos), place))
+    LoadError why;
+    if (!L->sink->add(L->sink->ctx, set, L->pos, score, result, (uint32_t)(rng_mix(place) >> 32),
+                      &why))
+        return ERROR_SET(L->err, "%s: /positions row %llu: %s (after %llu positions)", path,
+                         (unsigned long long)row, why.msg,
+                         (unsigned long long)(L->kept[0] + L->kept[1]));
+    L->kept[set]++;
+    if (!keys_push(&L->keys[set], pos_key(L->pos), place))
         return ERROR_SET(L->err, "out of memory after %llu positions",
-                         (unsigned long long)(L->set[0]->n + L->set[1]->n));
+                         (unsigned long long)(L->kept[0] + L->kept[1]));
     return true;
 }
 
@@ -190,12 +225,13 @@ static bool eligible(Loader *L, const RunPosition *r)
         return L->st.early++, false;
     if (r->flags & RECORD_FLAG_OPENING)
         return L->st.opening++, false;
-    if (r->flags & RECORD_FLAG_IN_CHECK)
+    if ((r->flags & RECORD_FLAG_IN_CHECK) && !o->keep_in_check)
         return L->st.in_check++, false;
     if (o->max_score > 0 && (r->score > o->max_score || r->score < -o->max_score))
         return L->st.big_score++, false;
-    if (!o->qresolve && ((r->flags & RECORD_FLAG_CAPTURE) ||
-                         (r->best != MOVE_NONE && packed_piece(&r->board, move_to(r->best)))))
+    if (!o->qresolve && !o->keep_captures &&
+        ((r->flags & RECORD_FLAG_CAPTURE) ||
+         (r->best != MOVE_NONE && packed_piece(&r->board, move_to(r->best)))))
         return L->st.capture++, false;
     return true;
 }
@@ -384,8 +420,8 @@ static bool dedup_sets(Loader *L)
             L->st.duplicates += !keep[i];
         for (uint64_t i = n0; i < n; i++)
             L->st.valid_duplicates += !keep[i];
-        dataset_filter(L->set[0], keep);
-        dataset_filter(L->set[1], keep + n0);
+        L->sink->filter(L->sink->ctx, 0, keep);
+        L->sink->filter(L->sink->ctx, 1, keep + n0);
     } else {
         ERROR_SET(L->err, "out of memory or an MPI failure while removing duplicates");
     }
@@ -393,31 +429,27 @@ static bool dedup_sets(Loader *L)
     return ok;
 }
 
-bool load_runfiles(Comm *comm, const char *const *paths, int npaths, const LoadOptions *opt,
-                   Dataset *train, Dataset *valid, LoadStats *stats, LoadError *err)
+bool load_runfiles_into(Comm *comm, const char *const *paths, int npaths, const LoadOptions *opt,
+                        const LoadSink *sink, LoadStats *stats, LoadError *err)
 {
     Loader *L = calloc(1, sizeof *L);
     Position *pos = malloc(sizeof *pos);
     QResolve *qr = opt->qresolve ? qresolve_new(opt->params) : NULL;
-    TracedPos *tp = malloc(sizeof *tp);
     RunPosition *rows = malloc(READ_BLOCK * sizeof *rows);
     RunFile **rf = calloc((size_t)(npaths > 0 ? npaths : 1), sizeof *rf);
     uint64_t *offset = calloc((size_t)npaths + 1, sizeof *offset);
     memset(err, 0, sizeof *err);
-    bool ok = L && pos && (qr || !opt->qresolve) && tp && rows && rf && offset;
+    bool ok = L && pos && (qr || !opt->qresolve) && rows && rf && offset;
     if (!ok)
         ERROR_SET(err, "out of memory");
     else {
         L->comm = comm;
         L->opt = opt;
-        L->set[0] = train;
-        L->set[1] = valid;
+        L->sink = sink;
         L->pos = pos;
         L->qr = qr;
-        L->tp = tp;
         L->rows = rows;
         L->err = err;
-        L->check_quota = (opt->check + (uint64_t)comm->size - 1) / (uint64_t)comm->size;
     }
 
     /* every rank opens every file: the game tables decide the shards */
@@ -450,12 +482,11 @@ bool load_runfiles(Comm *comm, const char *const *paths, int npaths, const LoadO
     if (ok && opt->dedup)
         ok = comm_agree(comm, dedup_sets(L), err->msg, sizeof err->msg);
     if (ok) {
-        dataset_trim(train);
-        dataset_trim(valid);
+        if (sink->finish)
+            sink->finish(sink->ctx, &L->st);
         L->st.files = (uint64_t)npaths;
-        L->st.train = train->n;
-        L->st.valid = valid->n;
-        L->st.entries = train->nent + valid->nent;
+        L->st.train = L->kept[0] - (L->st.duplicates - L->st.valid_duplicates);
+        L->st.valid = L->kept[1] - L->st.valid_duplicates;
         *stats = L->st;
         uint64_t files = stats->files;
         ok = comm_sum_u64(comm, (uint64_t *)stats, LOAD_STATS_NB);
@@ -470,9 +501,23 @@ bool load_runfiles(Comm *comm, const char *const *paths, int npaths, const LoadO
     free(L);
     free(pos);
     qresolve_free(&qr);
-    free(tp);
     free(rows);
     free(rf);
     free(offset);
+    return ok;
+}
+
+bool load_runfiles(Comm *comm, const char *const *paths, int npaths, const LoadOptions *opt,
+                   Dataset *train, Dataset *valid, LoadStats *stats, LoadError *err)
+{
+    TraceSink ts = {{train, valid}, opt->params, malloc(sizeof(TracedPos)), {0}, 0, 0};
+    ts.check_quota = (opt->check + (uint64_t)comm->size - 1) / (uint64_t)comm->size;
+    LoadSink sink = {&ts, trace_add, trace_filter, trace_finish};
+    bool ok = comm_all_ok(comm, ts.tp != NULL);
+    if (!ok)
+        ERROR_SET(err, "out of memory");
+    else
+        ok = load_runfiles_into(comm, paths, npaths, opt, &sink, stats, err);
+    free(ts.tp);
     return ok;
 }

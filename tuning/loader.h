@@ -9,12 +9,13 @@
  * Selection, in this order, with every random choice a hash of the seed and the
  * position's place in the files (rng.h), so it is the same on any number of ranks:
  *   1. drop positions before ply skip_plies, forced opening moves (their score is not a
- *      search score), positions in check, |score| > max_score (0: no limit, as in the
- *      coordinator's export), and, without qresolve, positions whose played or best
- *      move captures;
+ *      search score), positions in check (unless keep_in_check), |score| > max_score
+ *      (0: no limit, as in the coordinator's export), and, without qresolve or
+ *      keep_captures, positions whose played or best move captures;
  *   2. keep at most per_game of what is left of each game (a seeded sample);
  *   3. with qresolve, play the quiescence PV (qresolve.h) and use the quiet end position;
- *   4. trace each position into its coefficients;
+ *   4. hand each position to the store (LoadSink): the tuner's traces it into its
+ *      coefficients;
  *   5. drop repeated positions (same Zobrist key) over all files and ranks, keeping the
  *      first in file order;
  *   6. whole openings go to the validation set with probability valid_frac: every game
@@ -40,6 +41,7 @@
 #include "comm.h"
 #include "dataset.h"
 #include "eval_terms.h"
+#include "position.h"
 
 typedef struct {
     int skip_plies;
@@ -51,6 +53,7 @@ typedef struct {
     uint64_t seed;
     uint64_t check; /* positions compared with evaluate(), over all ranks */
     const EvalParams *params;
+    bool keep_in_check, keep_captures; /* step 1 keeps these */
 } LoadOptions;
 
 void load_options_default(LoadOptions *o);
@@ -73,12 +76,34 @@ typedef struct {
 } LoadError;
 
 /*
- * Loads this rank's shard of the files into train and valid (empty on entry). A
- * collective: every rank calls it with the same files and options. On failure every
- * rank returns false with the first failing rank's message in err.
+ * Loads this rank's shard of the files into train and valid (empty on entry), traced into
+ * coefficients (params) and checked against evaluate() (check). A collective: every rank
+ * calls it with the same files and options. On failure every rank returns false with the
+ * first failing rank's message in err.
  */
 bool load_runfiles(Comm *comm, const char *const *paths, int npaths, const LoadOptions *opt,
                    Dataset *train, Dataset *valid, LoadStats *stats, LoadError *err);
+
+/*
+ * Where the selected positions go. add stores pos (after qresolve) in set 0 (training)
+ * or 1 (validation), with the search score and the result (-1, 0, 1) from Red's view and
+ * its uid (a hash of its place in the files); false with the reason in err->msg (the
+ * loader adds the file and row). filter keeps a set's positions whose keep[i] is
+ * nonzero, in the order added, and gives back unused memory; finish (may be NULL) adds
+ * the store's own counts (checked, entries) to st before the counts of all ranks are
+ * summed.
+ */
+typedef struct {
+    void *ctx;
+    bool (*add)(void *ctx, int set, const Position *pos, int score, int result, uint32_t uid,
+                LoadError *err);
+    void (*filter)(void *ctx, int set, const uint8_t *keep);
+    void (*finish)(void *ctx, LoadStats *st);
+} LoadSink;
+
+/* load_runfiles into any store: the same selection, shards and de-duplication. */
+bool load_runfiles_into(Comm *comm, const char *const *paths, int npaths, const LoadOptions *opt,
+                        const LoadSink *sink, LoadStats *stats, LoadError *err);
 
 /*
  * Step 5 on its own: keeps, of the positions with equal keys over all ranks, the one

@@ -14,6 +14,7 @@
 #include "comm_mpi.h"
 #include "loader.h"
 #include "match.h"
+#include "meter.h"
 #include "model.h"
 #include "position.h"
 #include "report.h"
@@ -25,72 +26,13 @@
 static Comm *g_comm; /* for fail_all() only */
 
 /* Rank 0 reports; every rank leaves. For errors all ranks agree on. */
-static int fail_all(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail_all(const char *fmt, ...)
-{
-    if (g_comm->rank == 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        fprintf(stderr, "chuhe-tune: ");
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
-        va_end(ap);
-    }
-    return 1;
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* CPU time of this process: speed per core even when the cores are shared. */
-static double cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* Resident set size in bytes, from /proc (0 where there is none). */
-static double resident_bytes(void)
-{
-    FILE *f = fopen("/proc/self/statm", "r");
-    unsigned long long pages = 0, rss = 0;
-    if (f) {
-        if (fscanf(f, "%llu %llu", &pages, &rss) != 2)
-            rss = 0;
-        fclose(f);
-    }
-    return (double)rss * 4096.0;
-}
+#define fail_all(...) comm_fail(g_comm, "chuhe-tune", __VA_ARGS__)
 
 static void print_stats(const Cli *c, const LoadStats *s)
 {
     if (g_comm->rank)
         return;
-    printf("read %" PRIu64 " file%s: %" PRIu64 " games, %" PRIu64 " positions\n", s->files,
-           s->files == 1 ? "" : "s", s->games, s->rows);
-    char limit[32] = "(no limit)";
-    if (c->load.max_score > 0)
-        snprintf(limit, sizeof limit, "> %d", c->load.max_score);
-    printf("dropped: %" PRIu64 " before ply %d, %" PRIu64 " opening moves, %" PRIu64
-           " in check, %" PRIu64 " |score| %s, %" PRIu64 " %s\n",
-           s->early, c->load.skip_plies, s->opening, s->in_check, s->big_score, limit, s->capture,
-           "with a capturing best or played move");
-    printf("kept: %" PRIu64 " eligible, %" PRIu64 " sampled", s->eligible, s->sampled);
-    if (c->load.per_game)
-        printf(" (at most %d per game)", c->load.per_game);
-    printf(", %" PRIu64 " duplicates removed (%" PRIu64 " from training, %" PRIu64
-           " from validation): %" PRIu64 " training + %" PRIu64 " validation positions\n",
-           s->duplicates, s->duplicates - s->valid_duplicates, s->valid_duplicates, s->train,
-           s->valid);
-    if (c->load.qresolve)
-        printf("qresolve: %" PRIu64 " positions moved along their capture line (%.2f plies "
-               "on average)\n",
-               s->resolved, s->resolved ? (double)s->resolved_plies / (double)s->resolved : 0.0);
+    report_load_stats(stdout, &c->load, s);
     if (s->train + s->valid)
         printf("coefficients: %.1f per position\n",
                (double)s->entries / (double)(s->train + s->valid));
@@ -123,22 +65,12 @@ static void config_text(const Cli *c, char *buf, size_t size)
              c->train.symmetric);
 }
 
-static void format_eta(double s, char *buf, size_t size)
-{
-    if (s < 60)
-        snprintf(buf, size, "%.0fs", s);
-    else if (s < 3600)
-        snprintf(buf, size, "%dm%02ds", (int)s / 60, (int)s % 60);
-    else
-        snprintf(buf, size, "%dh%02dm", (int)s / 3600, (int)s / 60 % 60);
-}
-
 static int run_bench(Cli *c)
 {
     Dataset train, valid;
     dataset_init(&train);
     dataset_init(&valid);
-    double rss0 = resident_bytes(), t0 = now_seconds();
+    double rss0 = meter_resident(), t0 = meter_wall();
     const char *what;
     bool ok;
     LoadError err = {{0}};
@@ -158,7 +90,7 @@ static int run_bench(Cli *c)
     }
     if (!ok)
         return fail_all("%s", err.msg);
-    double load_s = now_seconds() - t0, rss1 = resident_bytes();
+    double load_s = meter_wall() - t0, rss1 = meter_resident();
     double w[MODEL_NW], *grad = calloc(MODEL_NW, sizeof *grad);
     if (!grad)
         return fail_all("out of memory");
@@ -167,13 +99,13 @@ static int run_bench(Cli *c)
 
     /* whole passes until a second and a half has gone by, at least three */
     int passes = 0;
-    double t1 = now_seconds(), c1 = cpu_seconds(), elapsed = 0;
+    double t1 = meter_wall(), c1 = meter_cpu(), elapsed = 0;
     while (passes < 3 || elapsed < 1.5) {
         model_pass(&train, NULL, 0, w, 1 / 170.0, grad);
         passes++;
-        elapsed = now_seconds() - t1;
+        elapsed = meter_wall() - t1;
     }
-    double cpu = cpu_seconds() - c1;
+    double cpu = meter_cpu() - c1;
     double sums[7] = {(double)train.n,
                       (double)train.nent,
                       (double)dataset_bytes(&train),
@@ -245,7 +177,7 @@ static int load_positions(Cli *c, Run *run)
 {
     Dataset *train = &run->train, *valid = &run->valid;
     LoadError lerr;
-    double t_load = now_seconds();
+    double t_load = meter_wall();
     if (!load_runfiles(g_comm, c->files, c->nfiles, &c->load, train, valid, &run->st, &lerr))
         return fail_all("%s", lerr.msg);
     print_stats(c, &run->st);
@@ -256,7 +188,7 @@ static int load_positions(Cli *c, Run *run)
         return fail_all("MPI: a collective failed");
     run->data_hash = sums[0] ^ rng_mix(sums[1] + 1);
     if (g_comm->rank == 0)
-        printf("loaded in %.2f s, %.1f bytes per position on rank 0\n", now_seconds() - t_load,
+        printf("loaded in %.2f s, %.1f bytes per position on rank 0\n", meter_wall() - t_load,
                train->n + valid->n ? (double)(dataset_bytes(train) + dataset_bytes(valid)) /
                                          (double)(train->n + valid->n)
                                    : 0.0);
@@ -335,7 +267,7 @@ static void report_epoch(const Cli *c, const TrainState *s, double per_epoch)
         fprintf(stderr, "chuhe-tune: warning: %s\n", err);
     if (!c->quiet) {
         char eta[32];
-        format_eta(per_epoch * (c->train.epochs - s->epoch), eta, sizeof eta);
+        meter_eta(per_epoch * (c->train.epochs - s->epoch), eta, sizeof eta);
         fprintf(stderr,
                 "chuhe-tune: epoch %d/%d done  after %d: train %.8f  valid %.8f  best %.8f "
                 "(after %d)  %.2f s/epoch  ETA %s\n",
@@ -358,7 +290,7 @@ static int run_epochs(Cli *c, Run *run)
             report_table_row(stdout, &s->hist[i]);
         fflush(stdout);
     }
-    double t0 = now_seconds();
+    double t0 = meter_wall();
     int first_epoch = s->epoch;
     bool ok = true;
     while (ok && !s->stopped && s->epoch < c->train.epochs) {
@@ -374,7 +306,7 @@ static int run_epochs(Cli *c, Run *run)
         if (!comm_agree(g_comm, saved, err, sizeof err))
             return fail_all("checkpoint: %s", err);
         if (root)
-            report_epoch(c, s, (now_seconds() - t0) / (s->epoch - first_epoch));
+            report_epoch(c, s, (meter_wall() - t0) / (s->epoch - first_epoch));
     }
     if (ok)
         ok = train_finish(g_comm, s, &run->train, &run->valid);

@@ -137,18 +137,24 @@ double model_fit_k(Comm *comm, const Dataset *const *sets, int nsets, const doub
         n += sets[s]->n;
     float *ev = malloc((n ? n : 1) * sizeof *ev), *res = malloc((n ? n : 1) * sizeof *res);
     bool ok = comm_all_ok(comm, ev && res);
-    if (!ok) {
-        free(ev);
-        free(res);
-        return 0;
+    double K = 0;
+    if (ok) {
+        uint64_t j = 0;
+        for (int s = 0; s < nsets; s++)
+            for (uint64_t i = 0; i < sets[s]->n; i++, j++) {
+                ev[j] = (float)model_eval(sets[s], i, w);
+                res[j] = (float)((sets[s]->result[i] + 1) / 2.0);
+            }
+        K = model_fit_k_values(comm, ev, res, n);
     }
-    uint64_t j = 0;
-    for (int s = 0; s < nsets; s++)
-        for (uint64_t i = 0; i < sets[s]->n; i++, j++) {
-            ev[j] = (float)model_eval(sets[s], i, w);
-            res[j] = (float)((sets[s]->result[i] + 1) / 2.0);
-        }
+    free(ev);
+    free(res);
+    return K;
+}
 
+double model_fit_k_values(Comm *comm, const float *ev, const float *res, uint64_t n)
+{
+    bool ok = true;
     /* ln K from 1e-5 to 1: a centi-soldier scale where K = 1/170 is typical */
     enum { SCAN = 56 };
     const double lo = log(1e-5), hi = 0.0, step = (hi - lo) / SCAN;
@@ -175,8 +181,6 @@ double model_fit_k(Comm *comm, const Dataset *const *sets, int nsets, const doub
             fd = k_error(comm, ev, res, n, exp(d), &ok);
         }
     }
-    free(ev);
-    free(res);
     return ok ? exp((a + b) / 2) : 0;
 }
 

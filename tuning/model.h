@@ -56,6 +56,10 @@ double model_eval(const Dataset *d, uint64_t i, const double *w);
  */
 double model_fit_k(Comm *comm, const Dataset *const *sets, int nsets, const double *w);
 
+/* The same fit for any n values ev and results res (0, 0.5, 1) on this rank (e.g. the
+ * network trainer's search scores); a collective. */
+double model_fit_k_values(Comm *comm, const float *ev, const float *res, uint64_t n);
+
 /* Sets every label of d from its score and result. */
 void model_set_labels(Dataset *d, double K, double lambda);
 

@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,4 +136,31 @@ void report_moved(FILE *f, const double *before, const double *after, int top)
         fprintf(f, "  %-28s %13s %13s\n", name, was, now);
     }
     free(m);
+}
+
+void report_load_stats(FILE *f, const LoadOptions *o, const LoadStats *s)
+{
+    fprintf(f, "read %" PRIu64 " file%s: %" PRIu64 " games, %" PRIu64 " positions\n", s->files,
+            s->files == 1 ? "" : "s", s->games, s->rows);
+    char limit[32] = "(no limit)";
+    if (o->max_score > 0)
+        snprintf(limit, sizeof limit, "> %d", o->max_score);
+    fprintf(f,
+            "dropped: %" PRIu64 " before ply %d, %" PRIu64 " opening moves, %" PRIu64
+            " in check, %" PRIu64 " |score| %s, %" PRIu64 " %s\n",
+            s->early, o->skip_plies, s->opening, s->in_check, s->big_score, limit, s->capture,
+            "with a capturing best or played move");
+    fprintf(f, "kept: %" PRIu64 " eligible, %" PRIu64 " sampled", s->eligible, s->sampled);
+    if (o->per_game)
+        fprintf(f, " (at most %d per game)", o->per_game);
+    fprintf(f,
+            ", %" PRIu64 " duplicates removed (%" PRIu64 " from training, %" PRIu64
+            " from validation): %" PRIu64 " training + %" PRIu64 " validation positions\n",
+            s->duplicates, s->duplicates - s->valid_duplicates, s->valid_duplicates, s->train,
+            s->valid);
+    if (o->qresolve)
+        fprintf(f,
+                "qresolve: %" PRIu64 " positions moved along their capture line (%.2f plies "
+                "on average)\n",
+                s->resolved, s->resolved ? (double)s->resolved_plies / (double)s->resolved : 0.0);
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "loader.h"
 #include "train.h"
 
 /* A line on what the rows are, then "epoch  train_loss  valid_loss  seconds". Row N
@@ -25,6 +26,10 @@ bool report_have_gnuplot(void);
 
 /* Draws both loss curves of the TSV file into a PNG; false with the reason in err. */
 bool report_plot(const char *tsv, const char *png, const char *title, char *err, size_t errsize);
+
+/* What the loader read, dropped and kept (the lines "read", "dropped", "kept" and, with
+ * qresolve, "qresolve"). */
+void report_load_stats(FILE *f, const LoadOptions *o, const LoadStats *s);
 
 /* The top parameters by how far their rounded midgame plus endgame values moved from
  * before to after: name, old mg/eg, new mg/eg. */

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "array.h"
+#include "ckptio.h"
 #include "error.h"
 #include "rng.h"
 
@@ -115,25 +116,29 @@ static bool set_loss(Comm *comm, const TrainState *s, const double *w, const Dat
     return true;
 }
 
-static bool history_push(TrainState *s, const EpochRow *row)
+bool train_history_push(EpochRow **hist, int *nhist, size_t *cap, const EpochRow *row)
 {
-    if (!array_reserve((void **)&s->hist, &s->hist_cap, (size_t)s->nhist + 1, sizeof *s->hist, 64))
+    if (!array_reserve((void **)hist, cap, (size_t)*nhist + 1, sizeof **hist, 64))
         return false;
-    s->hist[s->nhist++] = *row;
+    (*hist)[(*nhist)++] = *row;
     return true;
 }
 
-/* Positions of this rank grouped by mini-batch: perm[off[b] .. off[b+1]) is batch b. */
-static void group_batches(const Dataset *d, uint64_t nb, uint64_t eseed, uint32_t *perm,
-                          uint64_t *off)
+static bool history_push(TrainState *s, const EpochRow *row)
+{
+    return train_history_push(&s->hist, &s->nhist, &s->hist_cap, row);
+}
+
+void train_group_batches(const uint32_t *uid, uint64_t n, uint64_t nb, uint64_t eseed,
+                         uint32_t *perm, uint64_t *off)
 {
     memset(off, 0, (nb + 1) * sizeof *off);
-    for (uint64_t i = 0; i < d->n; i++)
-        off[rng_mix(d->uid[i] ^ eseed) % nb + 1]++;
+    for (uint64_t i = 0; i < n; i++)
+        off[rng_mix(uid[i] ^ eseed) % nb + 1]++;
     for (uint64_t b = 0; b < nb; b++)
         off[b + 1] += off[b];
-    for (uint64_t i = 0; i < d->n; i++)
-        perm[off[rng_mix(d->uid[i] ^ eseed) % nb]++] = (uint32_t)i;
+    for (uint64_t i = 0; i < n; i++)
+        perm[off[rng_mix(uid[i] ^ eseed) % nb]++] = (uint32_t)i;
     for (uint64_t b = nb; b > 0; b--)
         off[b] = off[b - 1];
     off[0] = 0;
@@ -161,7 +166,7 @@ bool train_epoch(Comm *comm, const TrainOptions *o, TrainState *s, const Dataset
             free(off);
             return false;
         }
-        group_batches(train, nb, eseed, perm, off);
+        train_group_batches(train->uid, train->n, nb, eseed, perm, off);
     }
     /* gradient, then the batch's summed loss and its size */
     double *buf = malloc((MODEL_NW + 2) * sizeof *buf);
@@ -254,122 +259,47 @@ uint64_t train_terms_hash(void)
 static const char CKPT_MAGIC[16] = "chuhe-tune-ckpt2";
 static const char CKPT_MAGIC_1[16] = "chuhe-tune-ckpt1";
 
-typedef struct {
-    FILE *f;
-    uint64_t h;
-    bool ok;
-} Out;
-
-static void put(Out *o, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++)
-        o->h = (o->h ^ b[i]) * 0x100000001b3ULL;
-    if (fwrite(p, 1, n, o->f) != n)
-        o->ok = false;
-}
-
 bool train_save(const char *path, const TrainState *s, const char *config, uint64_t data_hash,
                 char *err, size_t errsize)
 {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return error_set(err, errsize, "%s: path too long", path);
-    Out o = {fopen(tmp, "wb"), 0xcbf29ce484222325ULL, true};
-    if (!o.f)
-        return error_set(err, errsize, "%s: %s", tmp, strerror(errno));
+    CkptOut o;
+    if (!ckptio_create(&o, path, err, errsize))
+        return false;
     uint64_t th = train_terms_hash();
     uint32_t nw = MODEL_NW, clen = (uint32_t)strlen(config);
     int32_t epoch = s->epoch, best_epoch = s->best_epoch, bad = s->bad_epochs, nhist = s->nhist;
     uint8_t stopped = s->stopped;
-    put(&o, CKPT_MAGIC, sizeof CKPT_MAGIC);
-    put(&o, &th, 8);
-    put(&o, &nw, 4);
-    put(&o, &data_hash, 8);
-    put(&o, &clen, 4);
-    put(&o, config, clen);
-    put(&o, &s->K, 8);
-    put(&o, &s->ntrain, 8);
-    put(&o, &s->nvalid, 8);
-    put(&o, &epoch, 4);
-    put(&o, &s->step, 8);
-    put(&o, &s->rng, 8);
-    put(&o, &s->best_loss, 8);
-    put(&o, &best_epoch, 4);
-    put(&o, &bad, 4);
-    put(&o, &stopped, 1);
-    put(&o, &s->last_seconds, 8);
-    put(&o, s->w0, sizeof s->w0);
-    put(&o, s->w, sizeof s->w);
-    put(&o, s->m, sizeof s->m);
-    put(&o, s->v, sizeof s->v);
-    put(&o, s->best_w, sizeof s->best_w);
-    put(&o, &nhist, 4);
+    ckptio_put(&o, CKPT_MAGIC, sizeof CKPT_MAGIC);
+    ckptio_put(&o, &th, 8);
+    ckptio_put(&o, &nw, 4);
+    ckptio_put(&o, &data_hash, 8);
+    ckptio_put(&o, &clen, 4);
+    ckptio_put(&o, config, clen);
+    ckptio_put(&o, &s->K, 8);
+    ckptio_put(&o, &s->ntrain, 8);
+    ckptio_put(&o, &s->nvalid, 8);
+    ckptio_put(&o, &epoch, 4);
+    ckptio_put(&o, &s->step, 8);
+    ckptio_put(&o, &s->rng, 8);
+    ckptio_put(&o, &s->best_loss, 8);
+    ckptio_put(&o, &best_epoch, 4);
+    ckptio_put(&o, &bad, 4);
+    ckptio_put(&o, &stopped, 1);
+    ckptio_put(&o, &s->last_seconds, 8);
+    ckptio_put(&o, s->w0, sizeof s->w0);
+    ckptio_put(&o, s->w, sizeof s->w);
+    ckptio_put(&o, s->m, sizeof s->m);
+    ckptio_put(&o, s->v, sizeof s->v);
+    ckptio_put(&o, s->best_w, sizeof s->best_w);
+    ckptio_put(&o, &nhist, 4);
     for (int i = 0; i < s->nhist; i++) {
         int32_t e = s->hist[i].epoch;
-        put(&o, &e, 4);
-        put(&o, &s->hist[i].train_loss, 8);
-        put(&o, &s->hist[i].valid_loss, 8);
-        put(&o, &s->hist[i].seconds, 8);
+        ckptio_put(&o, &e, 4);
+        ckptio_put(&o, &s->hist[i].train_loss, 8);
+        ckptio_put(&o, &s->hist[i].valid_loss, 8);
+        ckptio_put(&o, &s->hist[i].seconds, 8);
     }
-    uint64_t h = o.h;
-    put(&o, &h, 8);
-    bool ok = o.ok && fflush(o.f) == 0;
-    ok = fclose(o.f) == 0 && ok;
-    if (!ok) {
-        remove(tmp);
-        return error_set(err, errsize, "%s: write error", tmp);
-    }
-    if (rename(tmp, path) != 0) {
-        remove(tmp);
-        return error_set(err, errsize, "%s: %s", path, strerror(errno));
-    }
-    return true;
-}
-
-typedef struct {
-    const unsigned char *p;
-    size_t n, at;
-    bool ok;
-} In;
-
-static void get(In *in, void *dst, size_t n)
-{
-    if (!in->ok || in->n - in->at < n) {
-        in->ok = false;
-        memset(dst, 0, n);
-        return;
-    }
-    memcpy(dst, in->p + in->at, n);
-    in->at += n;
-}
-
-static unsigned char *slurp(const char *path, size_t *len, char *err, size_t errsize)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        error_set(err, errsize, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    /* the whole file, in a buffer doubled from 1 MiB up to 1 GiB */
-    size_t cap = 0, n = 0;
-    unsigned char *buf = NULL;
-    bool fits;
-    while ((fits = n < ((size_t)1 << 30) &&
-                   array_reserve((void **)&buf, &cap, n + 1, 1, (size_t)1 << 20))) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (!fits || bad) {
-        free(buf);
-        error_set(err, errsize, "%s: %s", path, fits ? "read error" : "too large or out of memory");
-        return NULL;
-    }
-    *len = n;
-    return buf;
+    return ckptio_commit(&o, path, err, errsize);
 }
 
 /* Whether the file's first bytes (len of them) open a checkpoint this build reads. */
@@ -401,14 +331,14 @@ TrainState *train_load(const char *path, const char *config, uint64_t data_hash,
                        size_t errsize)
 {
     size_t len = 0;
-    unsigned char *buf = slurp(path, &len, err, errsize);
+    unsigned char *buf = ckptio_slurp(path, &len, err, errsize);
     if (!buf)
         return NULL;
     TrainState *s = calloc(1, sizeof *s);
     char *cfg = NULL;
-    In in = {buf, len, 0, true};
+    CkptIn in = {buf, len, 0, true};
     char magic[16];
-    uint64_t th = 0, dh = 0, h = 0xcbf29ce484222325ULL;
+    uint64_t th = 0, dh = 0;
     uint32_t nw = 0, clen = 0;
     int32_t epoch = 0, best_epoch = 0, bad = 0, nhist = 0;
     uint8_t stopped = 0;
@@ -419,19 +349,15 @@ TrainState *train_load(const char *path, const char *config, uint64_t data_hash,
     }
     if (!magic_ok(path, buf, len, err, errsize))
         goto out;
-    for (size_t i = 0; i < len - 8; i++)
-        h = (h ^ buf[i]) * 0x100000001b3ULL;
-    uint64_t stored;
-    memcpy(&stored, buf + len - 8, 8);
-    if (stored != h) {
+    if (!ckptio_hash_ok(buf, len)) {
         error_set(err, errsize, "%s: checkpoint is damaged (checksum mismatch)", path);
         goto out;
     }
-    get(&in, magic, sizeof magic);
-    get(&in, &th, 8);
-    get(&in, &nw, 4);
-    get(&in, &dh, 8);
-    get(&in, &clen, 4);
+    ckptio_get(&in, magic, sizeof magic);
+    ckptio_get(&in, &th, 8);
+    ckptio_get(&in, &nw, 4);
+    ckptio_get(&in, &dh, 8);
+    ckptio_get(&in, &clen, 4);
     if (th != train_terms_hash() || nw != MODEL_NW) {
         error_set(err, errsize, "%s: checkpoint of another term list (eval_terms.h changed since)",
                   path);
@@ -446,7 +372,7 @@ TrainState *train_load(const char *path, const char *config, uint64_t data_hash,
         error_set(err, errsize, "out of memory");
         goto out;
     }
-    get(&in, cfg, clen);
+    ckptio_get(&in, cfg, clen);
     if (strcmp(cfg, config) != 0) {
         error_set(err, errsize,
                   "%s: checkpoint made with other settings:\n  checkpoint: %s\n  now:        %s",
@@ -460,23 +386,23 @@ TrainState *train_load(const char *path, const char *config, uint64_t data_hash,
                   path);
         goto out;
     }
-    get(&in, &s->K, 8);
-    get(&in, &s->ntrain, 8);
-    get(&in, &s->nvalid, 8);
-    get(&in, &epoch, 4);
-    get(&in, &s->step, 8);
-    get(&in, &s->rng, 8);
-    get(&in, &s->best_loss, 8);
-    get(&in, &best_epoch, 4);
-    get(&in, &bad, 4);
-    get(&in, &stopped, 1);
-    get(&in, &s->last_seconds, 8);
-    get(&in, s->w0, sizeof s->w0);
-    get(&in, s->w, sizeof s->w);
-    get(&in, s->m, sizeof s->m);
-    get(&in, s->v, sizeof s->v);
-    get(&in, s->best_w, sizeof s->best_w);
-    get(&in, &nhist, 4);
+    ckptio_get(&in, &s->K, 8);
+    ckptio_get(&in, &s->ntrain, 8);
+    ckptio_get(&in, &s->nvalid, 8);
+    ckptio_get(&in, &epoch, 4);
+    ckptio_get(&in, &s->step, 8);
+    ckptio_get(&in, &s->rng, 8);
+    ckptio_get(&in, &s->best_loss, 8);
+    ckptio_get(&in, &best_epoch, 4);
+    ckptio_get(&in, &bad, 4);
+    ckptio_get(&in, &stopped, 1);
+    ckptio_get(&in, &s->last_seconds, 8);
+    ckptio_get(&in, s->w0, sizeof s->w0);
+    ckptio_get(&in, s->w, sizeof s->w);
+    ckptio_get(&in, s->m, sizeof s->m);
+    ckptio_get(&in, s->v, sizeof s->v);
+    ckptio_get(&in, s->best_w, sizeof s->best_w);
+    ckptio_get(&in, &nhist, 4);
     if (!in.ok || nhist < 0 || (size_t)nhist > len / 28) {
         error_set(err, errsize, "%s: checkpoint is truncated", path);
         goto out;
@@ -484,11 +410,11 @@ TrainState *train_load(const char *path, const char *config, uint64_t data_hash,
     for (int i = 0; i < nhist; i++) {
         EpochRow r;
         int32_t e = 0;
-        get(&in, &e, 4);
+        ckptio_get(&in, &e, 4);
         r.epoch = e;
-        get(&in, &r.train_loss, 8);
-        get(&in, &r.valid_loss, 8);
-        get(&in, &r.seconds, 8);
+        ckptio_get(&in, &r.train_loss, 8);
+        ckptio_get(&in, &r.valid_loss, 8);
+        ckptio_get(&in, &r.seconds, 8);
         if (!in.ok || !history_push(s, &r)) {
             error_set(err, errsize, "%s: checkpoint is truncated", path);
             goto out;

@@ -103,6 +103,18 @@ TrainState *train_load(const char *path, const char *config, uint64_t data_hash,
  * data is loaded; train_load checks the rest); false with the reason in err. */
 bool train_is_checkpoint(const char *path, char *err, size_t errsize);
 
+/*
+ * Mini-batches: this rank's n positions grouped by batch, perm[off[b] .. off[b + 1]) the
+ * positions of batch b of nb; a position's batch is a hash of its uid and the epoch's
+ * seed, so a batch holds the same positions on any number of ranks. off has nb + 1
+ * entries.
+ */
+void train_group_batches(const uint32_t *uid, uint64_t n, uint64_t nb, uint64_t eseed,
+                         uint32_t *perm, uint64_t *off);
+
+/* Appends row to a growing history (array.h); false when out of memory. */
+bool train_history_push(EpochRow **hist, int *nhist, size_t *cap, const EpochRow *row);
+
 /* The fingerprint of eval_terms.h: names and sizes of every term, in order. */
 uint64_t train_terms_hash(void);
 

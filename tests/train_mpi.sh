@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# bin/chuhe-train end to end on a small run file of real games that the test writes
+# itself (test_tune --write-runfile): 1 and 2 MPI ranks, and a run without mpirun, give
+# the same network; a resumed run equals an uninterrupted one; the export is checked
+# against the engine's evaluation and refused beyond the bound; the engine loads the
+# network; bad options and outputs are refused before any work; --bench measures.
+# Prints TAP lines. Usage: tests/train_mpi.sh <bindir>
+set -u
+bindir=${1:-bin}
+train=$bindir/chuhe-train
+writer=$bindir/tests/test_tune
+engine=$bindir/chuhe-engine
+. "$(dirname "$0")/support/tap.sh"
+. "$(dirname "$0")/support/engine.sh"
+tap_require "$train" "$writer" "$engine"
+command -v mpirun >/dev/null 2>&1 || tap_skip_all "the trainer on MPI ranks" "mpirun is not installed"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+
+mpi() { # ranks, then chuhe-train's arguments
+    local np=$1
+    shift
+    timeout 120 mpirun --oversubscribe -np "$np" "$train" "$@"
+}
+
+# Two network files of hidden size $3 with the same header and every int16 weight
+# within 1, every output bias within 16 (the ranks add the gradients in another order).
+same_net() {
+    local a=$1 b=$2 h=$3 buckets=1
+    local b2=$((112 + 2 * (1260 * h + h + 2 * h * buckets)))
+    cmp -s <(head -c 112 "$a" | cut -c1-44) <(head -c 112 "$b" | cut -c1-44) || return 1
+    paste <(od -An -v -td2 -w2 -j 112 -N $((b2 - 112)) "$a") \
+        <(od -An -v -td2 -w2 -j 112 -N $((b2 - 112)) "$b") |
+        awk '{ d = $1 - $2; if (d > 1 || d < -1) bad++; n++ } END { exit (n == 0 || bad) }' &&
+        paste <(od -An -v -td4 -w4 -j "$b2" "$a") <(od -An -v -td4 -w4 -j "$b2" "$b") |
+        awk '{ d = $1 - $2; if (d > 16 || d < -16) bad++; n++ } END { exit (n == 0 || bad) }'
+}
+
+out=$("$writer" --write-runfile "$tmp/run.h5" 16 7 2>&1)
+rc=$?
+[ $rc -eq 0 ] && [ -s "$tmp/run.h5" ]
+check "a run file of 16 real games is written" $? "$out"
+[ $rc -eq 0 ] || { tap_end; exit 1; }
+
+common=(--skip-plies 4 --hidden 64 --epochs 4 --batch 400 --lr 0.005 --lr-step 2 --seed 5 -q)
+
+o1=$(mpi 1 "${common[@]}" -o "$tmp/np1.nnue" "$tmp/run.h5" 2>&1)
+rc1=$?
+o2=$(mpi 2 "${common[@]}" -o "$tmp/np2.nnue" "$tmp/run.h5" 2>&1)
+rc2=$?
+[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ -s "$tmp/np1.nnue" ] && [ -s "$tmp/np2.nnue" ]
+check "mpirun -np 1 and -np 2 train and write a network" $? "$o1
+$o2"
+
+diff <(grep -E '^(read|dropped|kept|K =)' <<<"$o1") <(grep -E '^(read|dropped|kept|K =)' <<<"$o2") >/dev/null &&
+    grep -qE '^K = [0-9.]+(e-?[0-9]+)? \(fitted' <<<"$o1"
+check "1 and 2 ranks select the same positions and fit the same K" $? "$o1
+$o2"
+
+same_net "$tmp/np1.nnue" "$tmp/np2.nnue" 64 &&
+    paste "$tmp/np1.nnue.tsv" "$tmp/np2.nnue.tsv" | awk -F'\t' 'NR > 1 { n++
+        for (c = 2; c <= 3; c++) { d = $c - $(c + 4); if (d < 0) d = -d; if (d > 1e-6 * $c) bad++ } }
+        END { exit (n != 5 || bad) }'
+check "1 and 2 ranks give the same network (weights within 1) and losses (1e-6)" $? \
+    "$(paste "$tmp/np1.nnue.tsv" "$tmp/np2.nnue.tsv")"
+
+o0=$(timeout 120 "$train" "${common[@]}" -o "$tmp/np0.nnue" "$tmp/run.h5" 2>&1)
+cmp -s "$tmp/np0.nnue" "$tmp/np1.nnue"
+check "a run without mpirun equals mpirun -np 1" $? "$o0"
+
+grep -qE '^export check: [0-9]+ positions, quantised - float: max \|diff\| [0-9.]+, mean [0-9.]+ \(bounds 2 and 1\)$' <<<"$o1" &&
+    grep -qE 'validation loss against the results alone 0\.[0-9]+' <<<"$o1"
+check "the export is checked against the engine's evaluation, within the bound" $? "$o1"
+
+# 2 epochs, then resumed to 4 on 2 ranks: the same network as the run never stopped.
+r1=$(mpi 2 "${common[@]}" --epochs 2 -o "$tmp/res.nnue" "$tmp/run.h5" 2>&1) &&
+    r2=$(mpi 2 "${common[@]}" --resume --force -o "$tmp/res.nnue" "$tmp/run.h5" 2>&1) &&
+    grep -q 'resumed from .* after epoch 2' <<<"$r2" &&
+    cmp -s "$tmp/res.nnue" "$tmp/np2.nnue"
+check "--resume after 2 of 4 epochs equals the uninterrupted run" $? "${r1:-}
+${r2:-}"
+
+o=$(mpi 1 "${common[@]}" --resume --force --lr 0.01 -o "$tmp/res.nnue" "$tmp/run.h5" 2>&1)
+[ $? -ne 0 ] && grep -q 'other settings' <<<"$o"
+check "--resume with another learning rate is refused" $? "$o"
+
+rows=$(($(wc -l <"$tmp/np1.nnue.tsv") - 1))
+[ "$rows" -eq 5 ] && head -1 "$tmp/np1.nnue.tsv" | grep -q "^epoch	train_loss	valid_loss	seconds$" &&
+    grep -Eq '^ +4 +0\.[0-9]+ +0\.[0-9]+ +[0-9.]+$' <<<"$o1"
+check "per-epoch table on stdout and as TSV" $? "$o1"
+
+if command -v gnuplot >/dev/null 2>&1; then
+    head -c 8 "$tmp/np1.nnue.png" | od -An -tx1 | grep -q '89 50 4e 47'
+    check "the loss curves are drawn as PNG" $? "$(ls -la "$tmp")"
+else
+    grep -q 'warning: gnuplot is not installed' <<<"$o1"
+    check "without gnuplot the plot is skipped with a warning" $? "$o1"
+fi
+
+o=$(engine_run "setoption name EvalFile value $tmp/np1.nnue\nisready\nposition startpos\neval\nquit\n")
+grep -q 'search uses the NNUE evaluation' <<<"$o" && ! grep -q 'error' <<<"$o"
+check "the engine loads the network and evaluates with it" $? "$o"
+
+o=$(mpi 1 "${common[@]}" --max-diff 0 -o "$tmp/strict.nnue" "$tmp/run.h5" 2>&1)
+[ $? -ne 0 ] && grep -q 'does not match the float one within the bounds' <<<"$o" &&
+    [ ! -e "$tmp/strict.nnue" ]
+check "an export beyond the bound is refused and nothing is written" $? "$o"
+
+o=$(timeout 60 "$train" --hidden 100 "$tmp/run.h5" 2>&1)
+[ $? -eq 2 ] && grep -q -- '--hidden: 100 is not a multiple of 32' <<<"$o"
+check "--hidden must be a multiple of 32" $? "$o"
+
+o=$(timeout 60 "$train" --freeze material "$tmp/run.h5" 2>&1)
+[ $? -eq 2 ] && grep -q "bad or incomplete option near '--freeze' (chuhe-train --help" <<<"$o"
+check "an option of chuhe-tune is refused by chuhe-train" $? "$o"
+
+sum=$(cksum <"$tmp/run.h5")
+o=$(timeout 60 "$train" --force -o "$tmp/run.h5" "$tmp/run.h5" 2>&1)
+[ $? -eq 2 ] && grep -q -- "-o $tmp/run.h5" <<<"$o" && [ "$(cksum <"$tmp/run.h5")" = "$sum" ]
+check "the run file is refused as an output, even with --force, and left alone" $? "$o"
+
+o=$(mpi 2 --bench --bench-seconds 1 --bench-positions 5000 --hidden 64 2>&1)
+grep -Eq 'memory: [0-9.]+ bytes/position' <<<"$o" &&
+    tail -1 <<<"$o" | grep -Eq '^train: [0-9]+ positions/s per core of CPU time \(H=64, B=1, 2 ranks\)$'
+check "--bench on 2 ranks reports memory and, last, positions/s per core" $? "$o"
+
+tap_end

@@ -1,0 +1,436 @@
+/*
+ * bin/chuhe-train: trains the engine's network (engine/nnue.h) on the positions of run
+ * files, in one process or on many MPI ranks, and writes a network file the engine
+ * loads. `chuhe-train --help` lists the options; docs/nnue.md explains them.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "comm_mpi.h"
+#include "loader.h"
+#include "meter.h"
+#include "model.h"
+#include "netdata.h"
+#include "netexport.h"
+#include "nettrain.h"
+#include "position.h"
+#include "report.h"
+#include "rng.h"
+
+static Comm *g_comm;
+
+/* Rank 0 reports; every rank leaves. For errors all ranks agree on. */
+#define fail_all(...) comm_fail(g_comm, "chuhe-train", __VA_ARGS__)
+
+/* What a training run holds; freed by run_train whatever happens. */
+typedef struct {
+    NetSet train, valid;
+    NetSink sink;
+    LoadStats st;
+    uint64_t data_hash;
+    char config[1024];
+    NetTrain *t;
+    uint32_t *perm;
+} Run;
+
+static void run_free(Run *run)
+{
+    nettrain_free(&run->t);
+    free(run->perm);
+    free(run->sink.sample);
+    netdata_free(&run->train);
+    netdata_free(&run->valid);
+}
+
+/* Every setting a resumed run must share with the run it resumes. */
+static void config_text(const Cli *c, char *buf, size_t size)
+{
+    const NetTrainOptions *o = &c->net;
+    char k[32] = "fit";
+    if (c->K > 0)
+        snprintf(k, sizeof k, "%.17g", c->K);
+    snprintf(buf, size,
+             "hidden=%d buckets=%d scale=%d skip-plies=%d max-score=%d per-game=%d qresolve=%d "
+             "keep-in-check=%d keep-captures=%d dedup=%d valid-frac=%.17g seed=%" PRIu64
+             " K=%s lambda=%.17g batch=%" PRIu64 " lr=%.17g lr-drop=%.17g lr-step=%d "
+             "beta1=%.17g beta2=%.17g",
+             o->hidden, o->buckets, o->scale, c->load.skip_plies, c->load.max_score,
+             c->load.per_game, c->load.qresolve, c->load.keep_in_check, c->load.keep_captures,
+             c->load.dedup, c->load.valid_frac, c->train.seed, k, o->lambda, o->batch, o->lr,
+             o->lr_drop, o->lr_step, o->beta1, o->beta2);
+}
+
+/* Reads and selects the positions (this rank's shard) and prints what was kept. */
+static int load_positions(Cli *c, Run *run, int sample_max)
+{
+    run->sink = (NetSink){{&run->train, &run->valid}, NULL, 0, sample_max};
+    if (sample_max)
+        run->sink.sample = malloc((size_t)sample_max * sizeof *run->sink.sample);
+    if (!comm_all_ok(g_comm, !sample_max || run->sink.sample))
+        return fail_all("out of memory");
+    LoadSink sink = netdata_sink(&run->sink);
+    LoadError err;
+    double t0 = meter_wall(), rss0 = meter_resident();
+    if (!load_runfiles_into(g_comm, c->files, c->nfiles, &c->load, &sink, &run->st, &err))
+        return fail_all("%s", err.msg);
+    double bytes[2] = {(double)(netdata_bytes(&run->train) + netdata_bytes(&run->valid)),
+                       meter_resident() - rss0};
+    uint64_t sums[2] = {netdata_hash(&run->train), netdata_hash(&run->valid)};
+    if (!comm_sum_u64(g_comm, sums, 2) || !comm_sum_f64(g_comm, bytes, 2))
+        return fail_all("MPI: a collective failed");
+    run->data_hash = sums[0] ^ rng_mix(sums[1] + 1);
+    config_text(c, run->config, sizeof run->config);
+    if (g_comm->rank == 0) {
+        const LoadStats *s = &run->st;
+        double n = (double)(s->train + s->valid);
+        report_load_stats(stdout, &c->load, s);
+        printf("loaded in %.2f s: %.1f pieces, %.1f bytes in the sets and %.1f bytes of "
+               "resident memory per position\n",
+               meter_wall() - t0, n > 0 ? (double)s->entries / n : 0.0, n > 0 ? bytes[0] / n : 0.0,
+               n > 0 ? bytes[1] / n : 0.0);
+    }
+    if (run->st.train == 0)
+        return fail_all("no training positions left after selection (%" PRIu64
+                        " positions read, %" PRIu64 " kept for validation): give more games, "
+                        "or keep more with a lower --skip-plies or --valid-frac, --max-score 0",
+                        run->st.rows, run->st.valid);
+    return 0;
+}
+
+/* K, given or fitted: the least-squares fit of sigmoid(K * score) to the results, over
+ * every position on every rank (model_fit_k_values); 0 when it fails. */
+static double choose_k(const Cli *c, const Run *run)
+{
+    if (c->K > 0) {
+        if (g_comm->rank == 0)
+            printf("K = %.8g (given)\n", c->K);
+        return c->K;
+    }
+    uint64_t n = run->train.n + run->valid.n, j = 0;
+    float *ev = malloc((n ? n : 1) * sizeof *ev), *res = malloc((n ? n : 1) * sizeof *res);
+    double K = 0;
+    if (comm_all_ok(g_comm, ev && res)) {
+        const NetSet *sets[2] = {&run->train, &run->valid};
+        for (int s = 0; s < 2; s++)
+            for (uint64_t i = 0; i < sets[s]->n; i++, j++) {
+                ev[j] = sets[s]->score[i];
+                res[j] = (float)((sets[s]->result[i] + 1) / 2.0);
+            }
+        K = model_fit_k_values(g_comm, ev, res, n);
+    }
+    free(ev);
+    free(res);
+    if (K > 0 && g_comm->rank == 0)
+        printf("K = %.8g (fitted: least squares of sigmoid(K * score) against the results, "
+               "%" PRIu64 " positions)\n",
+               K, run->st.train + run->st.valid);
+    return K;
+}
+
+/* The state: the checkpoint's with --resume, else new weights. */
+static int start_training(Cli *c, Run *run)
+{
+    if (c->resume) {
+        char err[1400] = "";
+        run->t = nettrain_load(c->ckpt, run->config, run->data_hash, err, sizeof err);
+        if (!comm_agree(g_comm, run->t != NULL, err, sizeof err))
+            return fail_all("--resume: %s", err);
+        if (g_comm->rank == 0)
+            printf("resumed from %s after epoch %d (K = %.8g)\n", c->ckpt, run->t->epoch,
+                   run->t->k);
+    } else {
+        double K = choose_k(c, run);
+        if (K <= 0)
+            return fail_all("fitting K failed (out of memory or MPI)");
+        run->t = nettrain_new(&c->net, c->train.seed, K, run->st.train, run->st.valid);
+        if (!comm_all_ok(g_comm, run->t != NULL))
+            return fail_all("out of memory");
+    }
+    uint64_t n = run->train.n;
+    run->perm = malloc((n ? n : 1) * sizeof *run->perm);
+    if (!comm_all_ok(g_comm, run->perm && n < UINT32_MAX))
+        return fail_all("out of memory for the mini-batch order");
+    return 0;
+}
+
+static int run_epochs(Cli *c, Run *run)
+{
+    bool root = g_comm->rank == 0;
+    NetTrain *t = run->t;
+    if (root) {
+        printf("training %d x %d -> SCReLU -> %d bucket%s (%zu weights) by Adam, batch %" PRIu64
+               ", lr %g (x %g every %d epochs), lambda %g\n",
+               NNUE_INPUTS, c->net.hidden, c->net.buckets, c->net.buckets == 1 ? "" : "s",
+               t->shape.nw, c->net.batch, c->net.lr, c->net.lr_drop, c->net.lr_step, c->net.lambda);
+        report_table_header(stdout);
+        for (int i = 0; i < t->nhist; i++)
+            report_table_row(stdout, &t->hist[i]);
+        fflush(stdout);
+    }
+    double t0 = meter_wall();
+    int first = t->epoch;
+    while (t->epoch < c->net.epochs) {
+        if (!nettrain_epoch(g_comm, &c->net, t, &run->train, &run->valid, run->perm))
+            return fail_all("training failed (out of memory or MPI)");
+        bool now = c->ckpt_every && (t->epoch % c->ckpt_every == 0 || t->epoch == c->net.epochs);
+        bool saved = true;
+        char err[1400] = "";
+        if (root && now)
+            saved = nettrain_save(c->ckpt, t, run->config, run->data_hash, err, sizeof err);
+        if (!comm_agree(g_comm, saved, err, sizeof err))
+            return fail_all("checkpoint: %s", err);
+        if (!root)
+            continue;
+        const EpochRow *row = &t->hist[t->nhist - 1];
+        report_table_row(stdout, row);
+        fflush(stdout);
+        if (!report_tsv(c->log, t->hist, t->nhist, err, sizeof err))
+            fprintf(stderr, "chuhe-train: warning: %s\n", err);
+        if (!c->quiet) {
+            char eta[32];
+            double per = (meter_wall() - t0) / (t->epoch - first);
+            meter_eta(per * (c->net.epochs - t->epoch), eta, sizeof eta);
+            fprintf(stderr,
+                    "chuhe-train: epoch %d/%d done  after %d: train %.8f  valid %.8f  best %.8f "
+                    "(after %d)  %.2f s/epoch  ETA %s\n",
+                    t->epoch, c->net.epochs, row->epoch, row->train_loss, row->valid_loss,
+                    t->best_loss, t->best_epoch, per, eta);
+        }
+    }
+    if (!nettrain_finish(g_comm, &c->net, t, &run->train, &run->valid))
+        return fail_all("training failed (out of memory or MPI)");
+    if (root)
+        report_table_row(stdout, &t->hist[t->nhist - 1]);
+    return 0;
+}
+
+/* Rank 0 quantises the best weights, compares the engine's evaluation with the float
+ * model's on its sample, and writes the network only within the bounds. */
+static bool export_net(const Cli *c, const Run *run)
+{
+    const NetTrain *t = run->t;
+    char desc[NNUE_DESCRIPTION_BYTES + 1], err[1400];
+    if (c->description)
+        snprintf(desc, sizeof desc, "%s", c->description);
+    else
+        snprintf(desc, sizeof desc, "chuhe-train: %" PRIu64 " positions, epoch %d of %d", t->ntrain,
+                 t->best_epoch, t->epoch);
+    NnueNet net;
+    if (!netexport_quantise(&t->shape, t->best_w, desc, &net, err, sizeof err)) {
+        fprintf(stderr, "chuhe-train: %s\n", err);
+        return false;
+    }
+    NetCheck chk;
+    bool ok = netexport_compare(&t->shape, t->best_w, &net, run->sink.sample, run->sink.nsample,
+                                &chk, err, sizeof err);
+    if (!ok) {
+        fprintf(stderr, "chuhe-train: export check: %s\n", err);
+    } else {
+        printf("export check: %d positions, quantised - float: max |diff| %.2f, mean %.3f "
+               "(bounds %g and %g)\n",
+               chk.n, chk.max_diff, chk.mean_diff, c->max_diff, c->mean_diff);
+        fflush(stdout);
+        if (chk.n == 0 || chk.max_diff > c->max_diff || chk.mean_diff > c->mean_diff) {
+            fprintf(stderr,
+                    "chuhe-train: the quantised network does not match the float one within the "
+                    "bounds (--max-diff %g, --mean-diff %g) on %d positions: %s not written\n",
+                    c->max_diff, c->mean_diff, chk.n, c->out);
+            ok = false;
+        }
+    }
+    if (ok && !(ok = nnue_net_write(&net, c->out, err, sizeof err)))
+        fprintf(stderr, "chuhe-train: %s\n", err);
+    if (ok)
+        printf("network: %s (%s)\n", c->out, desc);
+    nnue_net_free(&net);
+    return ok;
+}
+
+/* The best weights, the result-only validation loss (the measure to compare lambdas by),
+ * the network, the epoch table and the plot; every rank returns the same status. */
+static int write_results(const Cli *c, Run *run)
+{
+    NetTrain *t = run->t;
+    NetLoss vl;
+    double vn;
+    if (!nettrain_set_loss(g_comm, t, t->best_w, &run->valid, c->net.lambda, &vl, &vn))
+        return fail_all("MPI: a collective failed");
+    bool ok = true;
+    if (g_comm->rank == 0) {
+        printf("best: the weights after %d epoch%s, %s loss %.8f", t->best_epoch,
+               t->best_epoch == 1 ? "" : "s", t->nvalid ? "validation" : "training", t->best_loss);
+        if (vn > 0)
+            printf("; validation loss against the results alone %.8f", vl.result_loss / vn);
+        printf("\n");
+        fflush(stdout);
+        ok = export_net(c, run);
+        char err[1400];
+        if (!report_tsv(c->log, t->hist, t->nhist, err, sizeof err))
+            fprintf(stderr, "chuhe-train: warning: %s\n", err);
+        else
+            printf("epoch table: %s\n", c->log);
+        if (report_plot(c->log, c->plot, "chuhe-train: loss by epoch", err, sizeof err))
+            printf("plot: %s\n", c->plot);
+        else
+            fprintf(stderr, "chuhe-train: warning: %s\n", err);
+    }
+    return comm_all_ok(g_comm, ok) ? 0 : 1;
+}
+
+static int run_train(Cli *c)
+{
+    Run run;
+    memset(&run, 0, sizeof run);
+    int rc = load_positions(c, &run, g_comm->rank == 0 ? c->export_positions : 0);
+    if (rc == 0)
+        rc = start_training(c, &run);
+    if (rc == 0)
+        rc = run_epochs(c, &run);
+    if (rc == 0)
+        rc = write_results(c, &run);
+    run_free(&run);
+    return rc;
+}
+
+/* Trains for --bench-seconds on the files (or synthetic positions) and reports the
+ * speed per core of CPU time and the memory per position. */
+static int run_bench(Cli *c)
+{
+    Run run;
+    memset(&run, 0, sizeof run);
+    const char *what = "positions of the run files";
+    double rss0 = meter_resident();
+    int rc = 0;
+    if (c->nfiles) {
+        c->load.valid_frac = 0;
+        rc = load_positions(c, &run, 0);
+    } else {
+        what = "synthetic positions from seeded random games";
+        bool ok =
+            netdata_synth(&run.train, c->bench_positions, c->train.seed + (uint64_t)g_comm->rank);
+        if (!comm_all_ok(g_comm, ok))
+            rc = fail_all("out of memory");
+        run.st.train = run.train.n;
+        if (rc == 0 && !comm_sum_u64(g_comm, &run.st.train, 1))
+            rc = fail_all("MPI: a collective failed");
+    }
+    double rss1 = meter_resident();
+    NetTrain *t = NULL;
+    if (rc == 0) {
+        t = run.t =
+            nettrain_new(&c->net, c->train.seed, c->K > 0 ? c->K : 1 / 170.0, run.st.train, 0);
+        run.perm = malloc((run.train.n ? run.train.n : 1) * sizeof *run.perm);
+        if (!comm_all_ok(g_comm, t && run.perm))
+            rc = fail_all("out of memory");
+    }
+    if (rc == 0) {
+        /* whole epochs until the time is up; every rank stops with rank 0 */
+        double w0 = meter_wall(), c0 = meter_cpu(), go = 1;
+        int epochs = 0;
+        while (go > 0) {
+            if (!nettrain_epoch(g_comm, &c->net, t, &run.train, &run.valid, run.perm))
+                break;
+            epochs++;
+            go = g_comm->rank == 0 && meter_wall() - w0 < c->bench_seconds;
+            if (!comm_bcast(g_comm, &go, sizeof go, 0))
+                break;
+        }
+        double wall = meter_wall() - w0, cpu = meter_cpu() - c0;
+        double n = (double)run.train.n * epochs;
+        double sums[6] = {n,
+                          n / cpu,
+                          (double)netdata_bytes(&run.train),
+                          rss1 - rss0,
+                          (double)run.train.n,
+                          t->sum_seconds / wall};
+        /* the sum alone, every rank ready: what a step costs on cores nobody else uses */
+        double sum_once = 0;
+        float *probe = netmodel_alloc(t->shape.nw);
+        bool ok = comm_all_ok(g_comm, probe != NULL);
+        for (int i = 0; ok && i < 10; i++) {
+            ok = comm_all_ok(g_comm, true);
+            double t1 = meter_wall();
+            ok = ok && comm_sum_f32(g_comm, probe, t->shape.nw);
+            /* the fastest of ten: the sum itself, without the other jobs' interference */
+            if (i == 0 || meter_wall() - t1 < sum_once)
+                sum_once = meter_wall() - t1;
+        }
+        free(probe);
+        /* a step's computing by CPU time, the sums' left out */
+        double per_step = (double)c->net.batch / g_comm->size / (n / (cpu - t->sum_cpu));
+        if (go > 0 || !ok || !comm_sum_f64(g_comm, sums, 6))
+            rc = fail_all("training failed (out of memory or MPI)");
+        else if (g_comm->rank == 0) {
+            double np = sums[4] > 0 ? sums[4] : 1;
+            printf("train bench: %.0f %s on %d rank%s, H=%d, B=%d, batch %" PRIu64
+                   ", %d epochs in %.2f s\n",
+                   sums[4], what, g_comm->size, g_comm->size == 1 ? "" : "s", c->net.hidden,
+                   c->net.buckets, c->net.batch, epochs, wall);
+            printf("memory: %.1f bytes/position in the sets; resident set grew by %.1f "
+                   "bytes/position while loading\n",
+                   sums[2] / np, sums[3] / np);
+            printf("all ranks: %.0f positions/s by wall time; %.1f %% of it in the gradient sums "
+                   "(MPI_Allreduce, waiting for the slowest rank included)\n",
+                   sums[0] / wall, 100 * sums[5] / g_comm->size);
+            if (g_comm->size > 1)
+                printf("one gradient sum (%zu floats) with every rank ready: %.2f ms, %.1f %% of "
+                       "a step (%.1f ms of CPU time computing on rank 0)\n",
+                       t->shape.nw, 1e3 * sum_once, 100 * sum_once / (per_step + sum_once),
+                       1e3 * per_step);
+            printf("train: %.0f positions/s per core of CPU time (H=%d, B=%d, %d rank%s)\n",
+                   sums[1] / g_comm->size, c->net.hidden, c->net.buckets, g_comm->size,
+                   g_comm->size == 1 ? "" : "s");
+        }
+    }
+    run_free(&run);
+    return rc;
+}
+
+/* Rank 0 writes every output, so rank 0 checks them; every rank returns its verdict. */
+static int check_outputs(const Cli *c)
+{
+    CliError err = {""};
+    bool ok = g_comm->rank != 0 || cli_check_outputs(c, &err);
+    if (!comm_agree(g_comm, ok, err.msg, sizeof err.msg)) {
+        fail_all("%s", err.msg);
+        return CLI_EXIT_USAGE;
+    }
+    if (c->dry_run && g_comm->rank == 0)
+        printf("dry run: the options and the output files are fine\n");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    Comm comm;
+    if (!comm_mpi_init(&comm, &argc, &argv)) {
+        fprintf(stderr, "chuhe-train: MPI_Init failed\n");
+        return 1;
+    }
+    g_comm = &comm;
+    position_init();
+    netmodel_init();
+    Cli *c = malloc(sizeof *c);
+    CliError err;
+    CliStatus st =
+        c ? cli_parse_program(c, CLI_TRAIN, argc, argv, comm.rank == 0, &err) : CLI_ERROR;
+    int rc = 0;
+    if (!c) {
+        rc = fail_all("out of memory");
+    } else if (st == CLI_ERROR) {
+        fail_all("%s", err.msg);
+        rc = CLI_EXIT_USAGE;
+    } else if (st == CLI_RUN) {
+        if (c->bench)
+            rc = run_bench(c);
+        else if ((rc = check_outputs(c)) == 0 && !c->dry_run)
+            rc = run_train(c);
+    }
+    free(c);
+    comm_mpi_finalize();
+    return rc;
+}

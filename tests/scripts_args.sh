@@ -71,7 +71,8 @@ refused tune-loop --frobnicate --bindir "$bindir" --frobnicate
 refused strength --tc --bindir "$bindir" --tc 0+0 --out "$cwd/s"
 refused strength --tc --bindir "$bindir" --tc 10+0.1,90000+0 --out "$cwd/s"
 refused strength --tc --bindir "$bindir" --tc 10+4000 --out "$cwd/s"
-# what only the coordinator finds wrong: its line, and still nothing left behind
-REFUSED_LATE=1 refused strength --seed --bindir "$bindir" --seed 99999999999999999999999 \
+# what only the coordinator finds wrong: its line (naming the seed of -openings, which
+# strength's --seed becomes), and still nothing left behind
+REFUSED_LATE=1 refused strength 'openings seed' --bindir "$bindir" --seed 99999999999999999999999 \
     --out "$cwd/s/t"
 tap_end

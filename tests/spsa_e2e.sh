@@ -145,7 +145,7 @@ check "an external engine without the option: refused, naming the file and line"
 ok=0
 refused e6 "-spsa tunes one engine against itself: give exactly one -engine, not 2" \
     -engine builtin -engine builtin -spsa params="$tmp/params.txt" pairs=2 || ok=1
-refused e7 "--sprt and --spsa exclude each other" \
+refused e7 "-sprt and -spsa exclude each other" \
     -engine builtin -spsa params="$tmp/params.txt" pairs=2 -sprt elo0=0 elo1=5 || ok=1
 check "-spsa with two engines, or with -sprt: refused" $ok "$(cat "$tmp"/e[67].err)"
 

@@ -248,7 +248,7 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
     if (ply >= MAX_PLY - 1)
         return in_check ? VALUE_DRAW : static_eval(s, ply);
 
-    TTEntry *slot;
+    TTSlot slot;
     Key key = pos_key(pos);
     TTProbe tte = tt_probe(s->tt, key, ply, &slot);
     if (!pv_node && tte.hit && tte.value != VALUE_NONE &&
@@ -355,7 +355,7 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     bool in_check = pos_in_check(pos);
     Move excluded = ss->excluded;
     Key key = pos_key(pos);
-    TTEntry *slot;
+    TTSlot slot;
     TTProbe tte = tt_probe(s->tt, key, ply, &slot);
     /* at the root, the previous iteration's best move comes first */
     Move tt_move = root && s->stack[0].pv[0] ? s->stack[0].pv[0] : tte.move;

@@ -282,6 +282,12 @@ static const char *const BENCH_FENS[] = {
     "2bak4/4a4/4b4/9/9/9/9/9/4C4/3AK4 w - - 0 1",
 };
 
+const char *engine_bench_fen(int index)
+{
+    int n = (int)(sizeof BENCH_FENS / sizeof BENCH_FENS[0]);
+    return index >= 0 && index < n ? BENCH_FENS[index] : NULL;
+}
+
 BenchResult engine_bench(Engine *e, int depth,
                          void (*on_position)(void *ctx, int index, const char *fen,
                                              const SearchResult *r),

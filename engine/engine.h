@@ -100,6 +100,8 @@ typedef struct {
     Move best; /* of the last position */
 } BenchResult;
 enum { BENCH_DEPTH_DEFAULT = 10 };
+/* The FEN of bench position index (from 0), NULL past the last. */
+const char *engine_bench_fen(int index);
 BenchResult engine_bench(Engine *e, int depth,
                          void (*on_position)(void *ctx, int index, const char *fen,
                                              const SearchResult *r),

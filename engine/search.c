@@ -607,6 +607,9 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
                                                : BOUND_UPPER;
     if (excluded) /* a search without the hash move: its value is no one's to keep */
         return move_count == 0 ? alpha : best; /* the hash move alone: singular */
+    /* nor is a root's that left moves out (searchmoves, later MultiPV lines) */
+    if (root && (s->pv_idx > 0 || s->limits.nsearchmoves))
+        return best;
     /* the evaluation was wrong in the direction the bound can tell, in a quiet line */
     if (!in_check && (best_move == MOVE_NONE || !pos_is_capture(pos, best_move)) &&
         abs(best) < VALUE_MATE_IN_MAX_PLY && !(b == BOUND_LOWER && best <= ss->static_eval) &&

@@ -1,7 +1,8 @@
 # chuhe build.  `make help` lists the targets.
 #
-# MODE=release (default), debug or san selects the flags.  Each mode keeps its
-# objects in build/$(MODE)/; binaries go to bin/ (release), bin/debug/ or bin/san/.
+# MODE=release (default), debug, san or tsan selects the flags.  Each mode keeps its
+# objects in build/$(MODE)/; binaries go to bin/ (release), bin/debug/, bin/san/ or
+# bin/tsan/.
 
 MODE ?= release
 WERROR ?= 1
@@ -27,8 +28,13 @@ ASSERT_FLAGS :=
 BINDIR := bin/san
 TEST_ENV := ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1} \
             UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+else ifeq ($(MODE),tsan)
+MODE_CFLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
+ASSERT_FLAGS :=
+BINDIR := bin/tsan
+TEST_ENV := TSAN_OPTIONS=$${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
 else
-$(error MODE must be release, debug or san, not '$(MODE)')
+$(error MODE must be release, debug, san or tsan, not '$(MODE)')
 endif
 
 BUILDDIR := build/$(MODE)
@@ -319,7 +325,7 @@ FORMAT_DIRS := engine contracts uci tests worker coordinator tuning
 FORMAT_FILES := $(wildcard $(foreach d,$(FORMAT_DIRS),$(d)/*.[ch] $(d)/*/*.[ch]))
 
 .DEFAULT_GOAL := all
-.PHONY: all check test check-san check-debug bench run format format-check deps clean help FORCE \
+.PHONY: all check test check-san check-debug check-tsan bench run format format-check deps clean help FORCE \
         fuzz fuzz-build fuzz-smoke fuzz-merge
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -336,6 +342,16 @@ check-san:
 
 check-debug:
 	@$(MAKE) --no-print-directory MODE=debug check
+
+# The threaded tests alone under ThreadSanitizer (MODE=tsan, binaries in bin/tsan/):
+# the search's threads, pondering and stop, and GUI-style sessions with 1 and 2 threads.
+TSAN_TESTS := test_threads
+TSAN_SHELL_TESTS := tests/gui_session.sh
+check-tsan:
+	@$(MAKE) --no-print-directory MODE=tsan bin/tsan/chuhe-engine $(TSAN_TESTS:%=bin/tsan/tests/%)
+	TSAN_OPTIONS=$${TSAN_OPTIONS:-halt_on_error=1} bash -c 'set -e; \
+	    for t in $(TSAN_TESTS); do echo "# $$t"; bin/tsan/tests/$$t; done; \
+	    for t in $(TSAN_SHELL_TESTS); do echo "# $$t"; $$t bin/tsan; done'
 
 bench: all $(BINDIR)/tests/tools/ingest_load
 	scripts/bench-perft $(BINDIR)
@@ -374,11 +390,12 @@ clean:
 	rm -rf build bin
 
 help:
-	@echo 'Targets (MODE=release|debug|san, default release; WERROR=0 turns off -Werror):'
+	@echo 'Targets (MODE=release|debug|san|tsan, default release; WERROR=0 turns off -Werror):'
 	@echo '  all           build build/$$MODE/libchuhe.a and the programs in $(BINDIR)/ (default)'
 	@echo '  check         build and run every test in tests/ (alias: test)'
 	@echo '  check-san     check with AddressSanitizer and UBSan (MODE=san, binaries in bin/san/)'
 	@echo '  check-debug   check with -O1 and CHUHE_DEBUG (MODE=debug, binaries in bin/debug/)'
+	@echo '  check-tsan    the threaded tests under ThreadSanitizer (MODE=tsan, binaries in bin/tsan/)'
 	@echo '  bench         perft and search speed and mates found (scripts/bench-mates), side by side with'
 	@echo '                Fairy-Stockfish; tuner and trainer speed; self-play scaling; what one coordinator stores'
 	@echo '                (scripts/bench-ingest)'

@@ -6,6 +6,7 @@
 #include "error.h"
 #include "movegen.h"
 #include "notation.h"
+#include "smp.h"
 
 struct Engine {
     Position pos;
@@ -20,7 +21,9 @@ struct Engine {
     NnueStack nnue;
     SearchParams tune;
     Search search;
+    SmpPool pool; /* the helper threads (Threads) */
     atomic_bool stop;
+    atomic_bool ponder; /* raised by a ponder search until ponderhit */
 };
 
 Engine *engine_new(void)
@@ -41,11 +44,14 @@ Engine *engine_new(void)
     e->tune = SPSA_PARAMS_DEFAULT;
     e->search.tune = &e->tune;
     e->search.stop = &e->stop;
+    e->search.ponder = &e->ponder;
     e->search.move_overhead = 10;
     e->search.nnue = &e->nnue;
     e->use_nnue = true;
     atomic_init(&e->stop, false);
+    atomic_init(&e->ponder, false);
     search_clear(&e->search);
+    smp_init(&e->pool);
     return e;
 }
 
@@ -53,6 +59,7 @@ void engine_free(Engine **e)
 {
     if (!e || !*e)
         return;
+    smp_free(&(*e)->pool);
     tt_free(&(*e)->tt);
     nnue_net_free(&(*e)->net);
     nnue_stack_free(&(*e)->nnue);
@@ -64,6 +71,7 @@ void engine_new_game(Engine *e)
 {
     tt_clear(&e->tt);
     search_clear(&e->search);
+    smp_clear(&e->pool);
 }
 
 bool engine_set_position(Engine *e, const char *fen, const char *const *moves, int nmoves,
@@ -94,12 +102,34 @@ const Position *engine_position(const Engine *e)
 SearchResult engine_search(Engine *e, const SearchLimits *limits, const SearchCallbacks *cb)
 {
     atomic_store(&e->stop, false);
-    return search_run(&e->search, &e->pos, limits, cb);
+    return smp_search(&e->pool, &e->search, &e->pos, limits, cb);
 }
 
 void engine_stop(Engine *e)
 {
     atomic_store(&e->stop, true);
+}
+
+void engine_ponder_begin(Engine *e)
+{
+    atomic_store(&e->ponder, true);
+}
+
+void engine_ponderhit(Engine *e)
+{
+    atomic_store(&e->ponder, false);
+}
+
+bool engine_set_threads(Engine *e, int threads, char *err, size_t errlen)
+{
+    if (threads < 1 || threads > SEARCH_THREADS_MAX)
+        return error_set(err, errlen, "%d threads: the range is 1-%d", threads, SEARCH_THREADS_MAX);
+    return smp_resize(&e->pool, threads, err, errlen);
+}
+
+int engine_threads(const Engine *e)
+{
+    return e->pool.threads;
 }
 
 bool engine_set_hash(Engine *e, size_t mb)
@@ -252,6 +282,12 @@ static const char *const BENCH_FENS[] = {
     "2bak4/4a4/4b4/9/9/9/9/9/4C4/3AK4 w - - 0 1",
 };
 
+const char *engine_bench_fen(int index)
+{
+    int n = (int)(sizeof BENCH_FENS / sizeof BENCH_FENS[0]);
+    return index >= 0 && index < n ? BENCH_FENS[index] : NULL;
+}
+
 BenchResult engine_bench(Engine *e, int depth,
                          void (*on_position)(void *ctx, int index, const char *fen,
                                              const SearchResult *r),
@@ -267,7 +303,10 @@ BenchResult engine_bench(Engine *e, int depth,
         engine_new_game(e);
         if (!engine_set_position(e, BENCH_FENS[i], NULL, 0, &err))
             continue; /* the list is fixed and tested: cannot happen */
-        SearchResult r = engine_search(e, &limits, NULL);
+        atomic_store(&e->stop, false);
+        e->search.thread_id = 0;
+        e->search.threads = 1;
+        SearchResult r = search_run(&e->search, &e->pos, &limits, NULL);
         br.nodes += r.nodes;
         br.time_ms += r.time_ms;
         br.best = r.best;

@@ -35,10 +35,24 @@ bool engine_set_position(Engine *e, const char *fen, const char *const *moves, i
                          PosError *err);
 const Position *engine_position(const Engine *e);
 
-/* Searches the current position; blocks until done. engine_stop() from another thread
- * ends it early. */
+/* Searches the current position with every thread (engine_set_threads); blocks until
+ * done. engine_stop() from another thread ends it early (a ponder search too: its
+ * move is then the one to play).
+ * Pondering: the thread that will send ponderhit calls engine_ponder_begin() before the
+ * search with limits->ponder starts (so that no ponderhit can come before it), and
+ * engine_ponderhit() turns the ponder search into an ordinary one whose clock starts
+ * then. A ponder search without engine_ponder_begin, or after the ponderhit, is an
+ * ordinary one from its start. */
 SearchResult engine_search(Engine *e, const SearchLimits *limits, const SearchCallbacks *cb);
 void engine_stop(Engine *e);
+void engine_ponder_begin(Engine *e);
+void engine_ponderhit(Engine *e);
+
+/* Lazy SMP: threads (1..SEARCH_THREADS_MAX) search together, sharing the hash. False
+ * with err filled when out of range or the threads cannot be had (the engine then has
+ * one). Never during a search. */
+bool engine_set_threads(Engine *e, int threads, char *err, size_t errlen);
+int engine_threads(const Engine *e);
 
 /* False when mb is outside 1..ENGINE_HASH_MAX_MB or cannot be allocated: the table in
  * use and its size stay. */
@@ -78,13 +92,16 @@ void engine_eval_breakdown(const Engine *e, EvalBreakdown *out);
 uint64_t engine_perft(Engine *e, int depth, PerftDivideFn fn, void *ctx);
 
 /* The fixed bench: every bench position searched to depth (0: the default depth)
- * from a cleared hash, one thread. Reports each position through cb. */
+ * from a cleared hash, one thread whatever engine_set_threads said. Reports each position through
+ * cb. */
 typedef struct {
     uint64_t nodes;
     int64_t time_ms;
     Move best; /* of the last position */
 } BenchResult;
 enum { BENCH_DEPTH_DEFAULT = 10 };
+/* The FEN of bench position index (from 0), NULL past the last. */
+const char *engine_bench_fen(int index);
 BenchResult engine_bench(Engine *e, int depth,
                          void (*on_position)(void *ctx, int index, const char *fen,
                                              const SearchResult *r),

@@ -47,21 +47,62 @@ void search_score_text(Value v, char *buf, int size)
         snprintf(buf, (size_t)size, "cp %d", v);
 }
 
+uint64_t search_nodes(const Search *s)
+{
+    return atomic_load_explicit(&s->nodes, memory_order_relaxed);
+}
+
+uint64_t search_total_nodes(const Search *s)
+{
+    if (s->threads <= 1)
+        return search_nodes(s);
+    uint64_t n = 0;
+    for (int i = 0; i < s->threads; i++)
+        n += search_nodes(s->all[i]);
+    return n;
+}
+
+/* One node more: only this thread writes its count. */
+static inline void node_add(Search *s)
+{
+    atomic_store_explicit(&s->nodes, search_nodes(s) + 1, memory_order_relaxed);
+}
+
+/* Whether ponderhit has come since the last look: the clock starts then, and a search
+ * that spent its time while pondering stops. */
+static void ponder_poll(Search *s)
+{
+    if (s->pondering && !atomic_load_explicit(s->ponder, memory_order_relaxed)) {
+        s->pondering = false;
+        s->clock_ms = time_now_ms();
+        if (s->stop_on_hit)
+            s->aborted = true;
+    }
+}
+
 /* Checks the clock, the node limit and the stop flag; sets s->aborted. */
 static bool should_stop(Search *s)
 {
     if (s->aborted)
         return true;
-    if (s->limits.nodes && s->nodes >= s->limits.nodes)
+    uint64_t nodes = search_nodes(s);
+    if (s->limits.nodes && s->threads <= 1 && nodes >= s->limits.nodes)
         return s->aborted = true;
-    if ((s->nodes & 1023) == 0) {
+    if ((nodes & 1023) == 0) {
         if (atomic_load_explicit(s->stop, memory_order_relaxed))
             return s->aborted = true;
+        /* a pool's threads count together: the first to see the limit stops them all */
+        if (s->limits.nodes && s->threads > 1 && search_total_nodes(s) >= s->limits.nodes) {
+            atomic_store(s->stop, true);
+            return s->aborted = true;
+        }
+        ponder_poll(s);
         /* the first iteration always completes, so there is a move to play */
-        if (s->plan.maximum && s->root_depth > 1 && time_now_ms() - s->start_ms >= s->plan.maximum)
+        if (s->plan.maximum && !s->pondering && s->root_depth > 1 &&
+            time_now_ms() - s->clock_ms >= s->plan.maximum)
             return s->aborted = true;
     }
-    return false;
+    return s->aborted;
 }
 
 /* ---- what a cut-off teaches the move ordering -------------------------------------- */
@@ -236,7 +277,7 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
     Position *pos = &s->pos;
     bool pv_node = beta - alpha > 1;
     s->stack[ply].pv_len = 0;
-    s->nodes++;
+    node_add(s);
     if (ply > s->seldepth)
         s->seldepth = ply;
     if (should_stop(s))
@@ -248,7 +289,7 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
     if (ply >= MAX_PLY - 1)
         return in_check ? VALUE_DRAW : static_eval(s, ply);
 
-    TTEntry *slot;
+    TTSlot slot;
     Key key = pos_key(pos);
     TTProbe tte = tt_probe(s->tt, key, ply, &slot);
     if (!pv_node && tte.hit && tte.value != VALUE_NONE &&
@@ -319,6 +360,21 @@ static bool has_attackers(const Position *pos, Color c)
            0;
 }
 
+/* Whether the root leaves m out: a move outside "go searchmoves", or the first move of
+ * a MultiPV line already searched at this depth. */
+static bool root_skips(const Search *s, Move m)
+{
+    for (int i = 0; i < s->pv_idx; i++)
+        if (s->lines[i].pv[0] == m)
+            return true;
+    if (!s->limits.nsearchmoves)
+        return false;
+    for (int i = 0; i < s->limits.nsearchmoves; i++)
+        if (s->limits.searchmoves[i] == m)
+            return false;
+    return true;
+}
+
 static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool cut_node)
 {
     const SearchParams *sp = &s->sp;
@@ -331,7 +387,7 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
 
     Position *pos = &s->pos;
     SearchStack *ss = &s->stack[ply];
-    s->nodes++;
+    node_add(s);
     if (ply > s->seldepth)
         s->seldepth = ply;
 
@@ -355,7 +411,7 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     bool in_check = pos_in_check(pos);
     Move excluded = ss->excluded;
     Key key = pos_key(pos);
-    TTEntry *slot;
+    TTSlot slot;
     TTProbe tte = tt_probe(s->tt, key, ply, &slot);
     /* at the root, the previous iteration's best move comes first */
     Move tt_move = root && s->stack[0].pv[0] ? s->stack[0].pv[0] : tte.move;
@@ -426,7 +482,7 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
     Value old_alpha = alpha;
 
     while ((m = movepick_next(&mp)) != MOVE_NONE) {
-        if (m == excluded)
+        if (m == excluded || (root && root_skips(s, m)))
             continue;
         move_count++;
         bool capture = pos_is_capture(pos, m);
@@ -477,7 +533,7 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
          * perpetual-check lines cannot run away. Whether m checks is read from the child
          * (its checkers are computed anyway); the exchange is judged before the move, so
          * a checking move is taken back for it: checks are a few percent of the moves. */
-        uint64_t nodes_before = s->nodes;
+        uint64_t nodes_before = search_nodes(s);
         make_move(s, ply, m);
         tt_prefetch(s->tt, pos_key(pos));
         bool gives_check = pos_in_check(pos);
@@ -520,8 +576,8 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
             best = v;
             if (v > alpha) {
                 best_move = m;
-                if (root) {
-                    s->root_best_nodes = s->nodes - nodes_before;
+                if (root && s->pv_idx == 0) {
+                    s->root_best_nodes = search_nodes(s) - nodes_before;
                     s->root_best_value = v;
                     s->root_best_changes += move_count > 1;
                 }
@@ -551,6 +607,9 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
                                                : BOUND_UPPER;
     if (excluded) /* a search without the hash move: its value is no one's to keep */
         return move_count == 0 ? alpha : best; /* the hash move alone: singular */
+    /* nor is a root's that left moves out (searchmoves, later MultiPV lines) */
+    if (root && (s->pv_idx > 0 || s->limits.nsearchmoves))
+        return best;
     /* the evaluation was wrong in the direction the bound can tell, in a quiet line */
     if (!in_check && (best_move == MOVE_NONE || !pos_is_capture(pos, best_move)) &&
         abs(best) < VALUE_MATE_IN_MAX_PLY && !(b == BOUND_LOWER && best <= ss->static_eval) &&
@@ -562,19 +621,21 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
 
 /* ---- iterative deepening -------------------------------------------------------- */
 
-/* One report to the caller: depth, score and bound of a root search, its line pv[0..len),
- * and the nodes and milliseconds spent so far. */
-static void report_line(Search *s, const SearchCallbacks *cb, int depth, Value v, Bound bound,
-                        const Move *pv, int len)
+/* One report to the caller: line multipv (from 1), depth, score and bound of a root
+ * search, its line pv[0..len), and the nodes (of every thread) and milliseconds spent
+ * so far. */
+static void report_line(Search *s, const SearchCallbacks *cb, int multipv, int depth, Value v,
+                        Bound bound, const Move *pv, int len)
 {
     if (!cb || !cb->on_info)
         return;
     SearchInfo info;
+    info.multipv = multipv;
     info.depth = depth;
     info.seldepth = s->seldepth;
     info.score = v;
     info.bound = bound;
-    info.nodes = s->nodes;
+    info.nodes = search_total_nodes(s);
     info.time_ms = time_now_ms() - s->start_ms;
     info.hashfull = tt_hashfull(s->tt);
     info.pv_len = len;
@@ -582,26 +643,36 @@ static void report_line(Search *s, const SearchCallbacks *cb, int depth, Value v
     cb->on_info(cb->ctx, &info);
 }
 
-/* The report of the root's current line. */
+/* The report of the root's current line, the line being searched. */
 static void report(Search *s, const SearchCallbacks *cb, int depth, Value v, Bound bound)
 {
-    report_line(s, cb, depth, v, bound, s->stack[0].pv, s->stack[0].pv_len);
+    report_line(s, cb, s->pv_idx + 1, depth, v, bound, s->stack[0].pv, s->stack[0].pv_len);
 }
 
-/* What every search starts from: the root, the limits, a new TT generation and an
- * empty stack. */
+/* What every search starts from: the root, the limits, a new TT generation (for a
+ * search alone) and an empty stack. */
 static void search_start(Search *s, const Position *root, const SearchLimits *limits)
 {
     s->start_ms = time_now_ms();
+    s->clock_ms = s->start_ms;
     s->sp = s->tune ? *s->tune : SPSA_PARAMS_DEFAULT;
     pos_copy(&s->pos, root);
     if (s->net)
         nnue_stack_reset(s->nnue);
     s->limits = *limits;
     s->plan = time_plan(limits, root->side, s->move_overhead, root->game_ply);
-    s->nodes = 0;
+    if (s->thread_id > 0) /* a helper ends when the main search stops it */
+        s->plan = (TimePlan){0, 0};
+    s->pondering = limits->ponder && s->ponder && atomic_load(s->ponder);
+    s->stop_on_hit = false;
+    atomic_store_explicit(&s->nodes, 0, memory_order_relaxed);
     s->aborted = false;
-    tt_new_search(s->tt);
+    s->lines = NULL;
+    s->pv_idx = 0;
+    s->done_depth = 0;
+    s->done_len = 0;
+    if (s->threads <= 1)
+        tt_new_search(s->tt);
     memset(s->stack, 0, sizeof s->stack);
     for (int i = 0; i < MAX_PLY + 4; i++)
         s->stack[i].static_eval = VALUE_NONE;
@@ -655,6 +726,55 @@ static bool time_spent(Search *s, TimeState *tm, Move best, Value v, uint64_t it
     return (double)(time_now_ms() - s->start_ms) > limit;
 }
 
+/* Helpers skip some depths, each its own pattern, so that the threads spread over
+ * several depths (Stockfish 10's table): helper i searches depth d unless
+ * ((d + game ply + PHASE[i]) / SIZE[i]) is odd. */
+static const int SKIP_SIZE[20] = {1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4};
+static const int SKIP_PHASE[20] = {0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7};
+
+static bool helper_skips(const Search *s, int depth)
+{
+    if (s->thread_id == 0)
+        return false;
+    int i = (s->thread_id - 1) % 20;
+    return (depth + s->pos.game_ply + SKIP_PHASE[i]) / SKIP_SIZE[i] % 2 != 0;
+}
+
+/* The root moves the search chooses from (searchmoves, when they name a legal move)
+ * into *first; returns how many. */
+static int root_moves(Search *s, const MoveList *legal, Move *first)
+{
+    int n = 0;
+    *first = MOVE_NONE;
+    for (int i = 0; i < legal->count; i++)
+        if (!root_skips(s, legal->moves[i]) && n++ == 0)
+            *first = legal->moves[i];
+    if (n == 0) { /* none of the moves named is legal: every move */
+        s->limits.nsearchmoves = 0;
+        n = legal->count;
+        *first = legal->moves[0];
+    }
+    return n;
+}
+
+/* Line k of lines[0..n) moved up past the lines that scored less (stable). */
+static void lines_sort(SearchLine *lines, int k)
+{
+    SearchLine t = lines[k];
+    int i = k;
+    while (i > 0 && lines[i - 1].score < t.score) {
+        lines[i] = lines[i - 1];
+        i--;
+    }
+    lines[i] = t;
+}
+
+/* Whether the side to move has found a mate within the "go mate" moves. */
+static bool mate_found(const SearchLimits *l, Value v)
+{
+    return l->mate > 0 && v >= VALUE_MATE_IN_MAX_PLY && (VALUE_MATE - v + 1) / 2 <= l->mate;
+}
+
 SearchResult search_run(Search *s, const Position *root, const SearchLimits *limits,
                         const SearchCallbacks *cb)
 {
@@ -667,41 +787,76 @@ SearchResult search_run(Search *s, const Position *root, const SearchLimits *lim
         res.score = value_mated_in(0);
         return res;
     }
-    res.best = legal.moves[0];
+    int nroot = root_moves(s, &legal, &res.best);
+    int multipv = limits->multipv > 1 && s->thread_id == 0 ? limits->multipv : 1;
+    if (multipv > nroot)
+        multipv = nroot;
+    SearchLine lines[SEARCH_MULTIPV_MAX];
+    for (int i = 0; i < multipv; i++)
+        lines[i] = (SearchLine){VALUE_ZERO, VALUE_ZERO, 0, 0, {MOVE_NONE}};
+    s->lines = lines;
 
-    Move best_pv[MAX_PLY];
-    int best_pv_len = 0;
-    Value prev = VALUE_ZERO;
     TimeState tm = {0.0, 0, MOVE_NONE, VALUE_NONE};
     int max_depth = limits->depth > 0 && limits->depth < MAX_PLY - 4 ? limits->depth : MAX_PLY - 4;
     for (int depth = 1; depth <= max_depth; depth++) {
+        if (helper_skips(s, depth))
+            continue;
         s->root_depth = depth;
         s->seldepth = 0;
         s->root_best_changes = 0;
         s->root_best_nodes = 0;
-        uint64_t iteration_start = s->nodes;
-        Value delta = s->sp.asp_delta, alpha = -VALUE_INFINITE, beta = VALUE_INFINITE, v;
-        if (depth >= s->sp.asp_min_depth) {
-            alpha = prev - delta > -VALUE_INFINITE ? prev - delta : -VALUE_INFINITE;
-            beta = prev + delta < VALUE_INFINITE ? prev + delta : VALUE_INFINITE;
-        }
-        for (;;) {
-            v = search(s, alpha, beta, depth, 0, false);
+        uint64_t iteration_start = search_nodes(s);
+        int done = 0; /* lines completed at this depth */
+        for (s->pv_idx = 0; s->pv_idx < multipv; s->pv_idx++) {
+            SearchLine *line = &lines[s->pv_idx];
+            /* each line's last move first: the root's ordering reads stack[0].pv[0] */
+            if (multipv > 1)
+                s->stack[0].pv[0] = line->pv_len ? line->pv[0] : MOVE_NONE;
+            Value delta = s->sp.asp_delta, alpha = -VALUE_INFINITE, beta = VALUE_INFINITE, v;
+            if (depth >= s->sp.asp_min_depth) {
+                alpha = line->prev - delta > -VALUE_INFINITE ? line->prev - delta : -VALUE_INFINITE;
+                beta = line->prev + delta < VALUE_INFINITE ? line->prev + delta : VALUE_INFINITE;
+            }
+            for (;;) {
+                v = search(s, alpha, beta, depth, 0, false);
+                if (s->aborted)
+                    break;
+                if (v <= alpha) {
+                    report(s, cb, depth, alpha, BOUND_UPPER);
+                    beta = (alpha + beta) / 2;
+                    alpha = v - delta > -VALUE_INFINITE ? v - delta : -VALUE_INFINITE;
+                } else if (v >= beta) {
+                    report(s, cb, depth, beta, BOUND_LOWER);
+                    beta = v + delta < VALUE_INFINITE ? v + delta : VALUE_INFINITE;
+                } else {
+                    break;
+                }
+                delta += delta / 2;
+            }
+            /* an unfinished first iteration still gives its line, as far as it went */
+            if (s->aborted && (depth > 1 || s->pv_idx > 0))
+                break;
+            line->score = line->prev = v;
+            line->depth = depth;
+            line->pv_len = s->stack[0].pv_len;
+            memcpy(line->pv, s->stack[0].pv, (size_t)line->pv_len * sizeof(Move));
+            done++;
+            if (multipv > 1)
+                lines_sort(lines, s->pv_idx);
+            /* the best line is the move to play */
+            res.score = lines[0].score;
+            res.depth = depth;
+            if (lines[0].pv_len > 0)
+                res.best = lines[0].pv[0];
+            res.ponder = lines[0].pv_len > 1 ? lines[0].pv[1] : MOVE_NONE;
+            s->done_depth = depth;
+            s->done_score = lines[0].score;
+            s->done_len = lines[0].pv_len;
+            memcpy(s->done_pv, lines[0].pv, (size_t)s->done_len * sizeof(Move));
             if (s->aborted)
                 break;
-            if (v <= alpha) {
-                report(s, cb, depth, alpha, BOUND_UPPER);
-                beta = (alpha + beta) / 2;
-                alpha = v - delta > -VALUE_INFINITE ? v - delta : -VALUE_INFINITE;
-            } else if (v >= beta) {
-                report(s, cb, depth, beta, BOUND_LOWER);
-                beta = v + delta < VALUE_INFINITE ? v + delta : VALUE_INFINITE;
-            } else {
-                break;
-            }
-            delta += delta / 2;
         }
-        if (s->aborted && depth > 1) {
+        if (s->aborted && depth > 1 && s->pv_idx == 0) {
             /* The root PV changes only when a finished child search raises alpha: a
              * move other than the last best one that did so in this unfinished
              * iteration scored above what the last best move scored or was bounded by
@@ -717,30 +872,65 @@ SearchResult search_run(Search *s, const Position *root, const SearchLimits *lim
             if (res.partial)
                 report(s, cb, depth, s->root_best_value, BOUND_LOWER);
             else
-                report_line(s, cb, res.depth, res.score, BOUND_EXACT, best_pv, best_pv_len);
+                report_line(s, cb, 1, res.depth, res.score, BOUND_EXACT, s->done_pv, s->done_len);
             break;
         }
-        uint64_t iteration_nodes = s->nodes - iteration_start;
-        prev = v;
-        res.score = v;
-        res.depth = depth;
-        best_pv_len = s->stack[0].pv_len;
-        memcpy(best_pv, s->stack[0].pv, (size_t)best_pv_len * sizeof(Move));
-        if (best_pv_len > 0)
-            res.best = best_pv[0];
-        res.ponder = best_pv_len > 1 ? best_pv[1] : MOVE_NONE;
-        report(s, cb, depth, v, BOUND_EXACT);
+        uint64_t iteration_nodes = search_nodes(s) - iteration_start;
+        /* every line of this depth (all but the unfinished ones), best first */
+        for (int k = 0; k < done; k++)
+            report_line(s, cb, k + 1, depth, lines[k].score, BOUND_EXACT, lines[k].pv,
+                        lines[k].pv_len);
         if (s->aborted)
             break;
-        if (s->plan.optimum && time_spent(s, &tm, res.best, v, iteration_nodes))
+        if (mate_found(limits, res.score))
             break;
+        if (s->plan.optimum && time_spent(s, &tm, res.best, res.score, iteration_nodes)) {
+            if (!s->pondering)
+                break;
+            s->stop_on_hit = true; /* the move is ready: played at ponderhit */
+        }
+        if (s->pondering) {
+            ponder_poll(s);
+            if (s->aborted)
+                break;
+        }
     }
-    /* "go infinite" waits for stop even after the last depth */
-    while (limits->infinite && !atomic_load(s->stop) && !s->aborted) {
+    /* "go infinite" waits for stop even after the last depth, a ponder search for
+     * ponderhit or stop */
+    while (s->thread_id == 0 && !s->aborted && !atomic_load(s->stop) &&
+           (limits->infinite || s->pondering)) {
         struct timespec ts = {0, 2000000};
         nanosleep(&ts, NULL);
+        ponder_poll(s);
     }
-    res.nodes = s->nodes;
+    res.nodes = search_total_nodes(s);
     res.time_ms = time_now_ms() - s->start_ms;
     return res;
+}
+
+SearchResult search_pick(Search *main_search, SearchResult main, const SearchCallbacks *cb)
+{
+    Search *s = main_search, *best = NULL;
+    int depth = main.depth;
+    Value score = main.score;
+    if (s->limits.multipv <= 1)
+        for (int i = 1; i < s->threads; i++) {
+            Search *h = s->all[i];
+            if (h->done_len > 0 && h->done_depth >= depth && h->done_score > score) {
+                best = h;
+                depth = h->done_depth;
+                score = h->done_score;
+            }
+        }
+    if (best) {
+        main.best = best->done_pv[0];
+        main.ponder = best->done_len > 1 ? best->done_pv[1] : MOVE_NONE;
+        main.depth = depth;
+        main.score = score;
+        main.partial = false;
+        report_line(s, cb, 1, depth, score, BOUND_EXACT, best->done_pv, best->done_len);
+    }
+    main.nodes = search_total_nodes(s);
+    main.time_ms = time_now_ms() - s->start_ms;
+    return main;
 }

@@ -17,6 +17,7 @@
 #include "tt.h"
 
 typedef struct {
+    int multipv; /* which line, from 1 (the best) */
     int depth;
     int seldepth;
     Value score;
@@ -29,7 +30,8 @@ typedef struct {
 } SearchInfo;
 
 typedef struct {
-    /* called after each completed iteration (and on aspiration failures) */
+    /* called after each completed iteration (and on aspiration failures), once a line
+     * with MultiPV, best first */
     void (*on_info)(void *ctx, const SearchInfo *info);
     void *ctx;
 } SearchCallbacks;
@@ -66,6 +68,17 @@ typedef struct {
 enum { CORR_SIZE = 16384, CORR_LIMIT = 1024 };
 typedef int16_t CorrectionHistory[COLOR_NB][CORR_SIZE];
 
+/* One line of a MultiPV search: its move, score and line at the depth it was searched. */
+typedef struct {
+    Value score;
+    Value prev; /* the centre of its next aspiration window */
+    int depth;
+    int pv_len;
+    Move pv[MAX_PLY];
+} SearchLine;
+
+enum { SEARCH_THREADS_MAX = 256, SEARCH_MULTIPV_MAX = 128 };
+
 typedef struct Search {
     Position pos;
     TT *tt;
@@ -76,11 +89,35 @@ typedef struct Search {
     NnueStack *nnue;
     const SearchParams *tune; /* the tunable constants to search with; NULL: the defaults */
     atomic_bool *stop;
+    /* raised while a ponder search waits for ponderhit (engine_ponderhit lowers it);
+     * NULL: never */
+    atomic_bool *ponder;
     SearchLimits limits;
     TimePlan plan;
     int64_t start_ms;
+    int64_t clock_ms; /* when the clock started: start_ms, or ponderhit */
+    bool pondering;   /* ponderhit has not come yet */
+    bool stop_on_hit; /* the time was spent while pondering: stop at ponderhit */
     int64_t move_overhead;
-    uint64_t nodes;
+    /* nodes searched by this thread: counted with relaxed atomics, because the main
+     * thread of a pool reads every thread's count */
+    _Atomic uint64_t nodes;
+    /* Lazy SMP: this search's place in its pool (0: the main search, which reports
+     * and keeps time; the others, helpers, search the same root sharing tt and stop),
+     * and the pool's searches all[0..threads). threads 0 or 1: a search alone. */
+    int thread_id;
+    int threads;
+    struct Search *const *all;
+    /* what the last search completed: its last whole iteration's depth, score and line
+     * (read by the pool's main thread once the helpers are parked) */
+    int done_depth;
+    Value done_score;
+    int done_len;
+    Move done_pv[MAX_PLY];
+    /* MultiPV: the lines of the search, and which is being searched (the root skips
+     * the first moves of lines[0..pv_idx)) */
+    const SearchLine *lines;
+    int pv_idx;
     int seldepth;
     int root_depth;
     bool aborted;
@@ -110,10 +147,24 @@ void search_clear(Search *s);
 /*
  * Searches pos (copied) within limits. stop may be raised from another thread. The
  * search state s must stay alive during the call; tt, params and tune are only read
- * and written through s.
+ * and written through s. Alone (threads 0 or 1) it starts a new TT generation; in a
+ * pool the pool does, before any thread starts. A helper (thread_id > 0) reports
+ * nothing, keeps no time and skips some depths; it ends at stop or its last depth.
  */
 SearchResult search_run(Search *s, const Position *pos, const SearchLimits *limits,
                         const SearchCallbacks *cb);
+
+/* Nodes searched by s, and by every thread of its pool. */
+uint64_t search_nodes(const Search *s);
+uint64_t search_total_nodes(const Search *s);
+
+/*
+ * The move a pool plays, once its helpers are parked: the main search's result main,
+ * unless a helper completed an iteration at least as deep with a higher score (as
+ * Stockfish 10 chose); with MultiPV always the main search's.
+ * A helper's choice is reported through cb as the last line. The nodes are the pool's.
+ */
+SearchResult search_pick(Search *main_search, SearchResult main, const SearchCallbacks *cb);
 
 /*
  * The quiescence search alone, from pos (copied) with a full window: returns its value

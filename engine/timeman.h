@@ -10,6 +10,9 @@
 
 #include "types.h"
 
+/* The most root moves "go searchmoves" may name (more than any position has). */
+enum { SEARCHMOVES_MAX = 128 };
+
 typedef struct {
     int depth;              /* 0: no depth limit */
     uint64_t nodes;         /* 0: no node limit */
@@ -18,6 +21,14 @@ typedef struct {
     int64_t inc[COLOR_NB];  /* ms added per move */
     int movestogo;          /* 0: sudden death or increment */
     bool infinite;          /* search until stopped */
+    /* a ponder search: no time limit and no result until ponderhit or stop; the time
+     * above is what the clock will show when the ponder move is played */
+    bool ponder;
+    int mate;    /* moves; 0: none. Stop once a mate in this many moves is found */
+    int multipv; /* lines with distinct first moves; 0 or 1: one */
+    /* the root moves to choose from; 0: every legal move */
+    int nsearchmoves;
+    Move searchmoves[SEARCHMOVES_MAX];
 } SearchLimits;
 
 typedef struct {

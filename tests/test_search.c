@@ -681,10 +681,10 @@ static void test_tt_round_trip(void **state)
     tt_new_search(&tt);
     Key k = 0x9e3779b97f4a7c15ULL;
     Move m = move_make(sq_make(1, 2), sq_make(4, 2));
-    TTEntry *slot;
+    TTSlot slot;
     TTProbe p = tt_probe(&tt, k, 0, &slot);
     assert_false(p.hit);
-    assert_non_null(slot);
+    assert_non_null(slot.cluster);
     tt_store(&tt, slot, k, 123, BOUND_LOWER, 7, m, 45, 0);
     p = tt_probe(&tt, k, 0, &slot);
     assert_true(p.hit);
@@ -741,7 +741,7 @@ static void test_tt_cluster_keys(void **state)
     assert_int_equal(tt_index(&tt, b), tt_index(&tt, a));
     assert_int_not_equal(tt_check_bits(a), tt_check_bits(b));
 
-    TTEntry *slot;
+    TTSlot slot;
     TTProbe p = tt_probe(&tt, a, 0, &slot);
     tt_store(&tt, slot, a, 77, BOUND_EXACT, 5, move_make(0, 9), 0, 0);
     p = tt_probe(&tt, b, 0, &slot);
@@ -764,6 +764,32 @@ static void test_tt_cluster_keys(void **state)
     tt_free(&tt);
 }
 
+/* Two threads storing at once can leave an entry with the data of one write and the
+ * check word of the other: such an entry is not a hit for either key. */
+static void test_tt_torn_entry(void **state)
+{
+    (void)state;
+    TT tt = {0};
+    assert_true(tt_resize(&tt, 1));
+    tt_new_search(&tt);
+    Key a = key_in_cluster(&tt, 7, 1), b = a ^ 0x5a5aULL;
+    TTSlot sa, sb;
+    tt_probe(&tt, a, 0, &sa);
+    tt_store(&tt, sa, a, 40, BOUND_EXACT, 9, move_make(0, 9), 3, 0);
+    tt_probe(&tt, b, 0, &sb);
+    assert_int_not_equal(sb.index, sa.index);
+    tt_store(&tt, sb, b, -40, BOUND_LOWER, 2, move_make(8, 17), 5, 0);
+    /* a's check word with b's data, and the other way round */
+    uint64_t da = atomic_load(&sa.cluster->data[sa.index]);
+    uint64_t db = atomic_load(&sb.cluster->data[sb.index]);
+    atomic_store(&sa.cluster->data[sa.index], db);
+    atomic_store(&sb.cluster->data[sb.index], da);
+    TTSlot s;
+    assert_false(tt_probe(&tt, a, 0, &s).hit);
+    assert_false(tt_probe(&tt, b, 0, &s).hit);
+    tt_free(&tt);
+}
+
 /* A full table answers keys it never stored almost never: the check bits carry
  * information the index does not (3 entries a cluster, 16 bits: about 1 in 20 000). */
 static void test_tt_false_hits(void **state)
@@ -773,7 +799,7 @@ static void test_tt_false_hits(void **state)
     assert_true(tt_resize(&tt, 1));
     tt_new_search(&tt);
     uint64_t x = 0x9e3779b97f4a7c15ULL;
-    TTEntry *slot;
+    TTSlot slot;
     for (size_t i = 0; i < tt.clusters * 4; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         tt_probe(&tt, x, 0, &slot);
@@ -800,7 +826,7 @@ static void test_tt_hashfull(void **state)
     int before = tt_hashfull(&tt), last = before;
     for (size_t i = 0; i < 900; i++) {
         Key k = key_in_cluster(&tt, i, (uint16_t)(i + 1));
-        TTEntry *slot;
+        TTSlot slot;
         TTProbe p = tt_probe(&tt, k, 0, &slot);
         assert_false(p.hit);
         tt_store(&tt, slot, k, 0, BOUND_EXACT, 3, MOVE_NONE, 0, 0);
@@ -973,6 +999,7 @@ int main(void)
         cmocka_unit_test(test_completes_perpetual_chase),
         cmocka_unit_test(test_tt_round_trip),
         cmocka_unit_test(test_tt_cluster_keys),
+        cmocka_unit_test(test_tt_torn_entry),
         cmocka_unit_test(test_tt_false_hits),
         cmocka_unit_test(test_tt_hashfull),
         cmocka_unit_test(test_hash_sizes),

@@ -33,7 +33,7 @@ static Engine *new_engine(void)
     return e;
 }
 
-static SearchResult search_nodes(Engine *e)
+static SearchResult search_by_nodes(Engine *e)
 {
     SearchLimits l;
     time_limits_clear(&l);
@@ -105,16 +105,16 @@ static void test_reproducible_at_any_values(void **state)
 {
     (void)state;
     Engine *a = new_engine(), *b = new_engine();
-    SearchResult plain = search_nodes(a), plain_depth = search_depth(a);
+    SearchResult plain = search_by_nodes(a), plain_depth = search_depth(a);
     detune(a);
     detune(b);
-    SearchResult x = search_nodes(a), y = search_nodes(b), z = search_nodes(a);
+    SearchResult x = search_by_nodes(a), y = search_by_nodes(b), z = search_by_nodes(a);
     assert_true(search_depth(a).nodes != plain_depth.nodes);
     assert_int_equal(x.nodes, y.nodes);
     assert_int_equal(x.nodes, z.nodes);
     assert_int_equal(x.best, y.best);
     engine_reset_search_params(a);
-    SearchResult back = search_nodes(a);
+    SearchResult back = search_by_nodes(a);
     assert_int_equal(back.nodes, plain.nodes);
     assert_int_equal(back.best, plain.best);
     engine_free(&a);
@@ -129,7 +129,7 @@ typedef struct {
 static void *run_job(void *arg)
 {
     Job *j = arg;
-    j->result = search_nodes(j->e);
+    j->result = search_by_nodes(j->e);
     return NULL;
 }
 
@@ -139,7 +139,7 @@ static void test_two_engines_two_values(void **state)
     (void)state;
     Job jobs[2] = {{new_engine(), {0}}, {new_engine(), {0}}};
     detune(jobs[0].e);
-    SearchResult alone[2] = {search_nodes(jobs[0].e), search_nodes(jobs[1].e)};
+    SearchResult alone[2] = {search_by_nodes(jobs[0].e), search_by_nodes(jobs[1].e)};
     pthread_t th[2];
     for (int i = 0; i < 2; i++)
         assert_int_equal(pthread_create(&th[i], NULL, run_job, &jobs[i]), 0);

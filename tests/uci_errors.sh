@@ -85,11 +85,11 @@ out=$(run "position startpos\ngo wtime -1000 btime -1000\nisready\n")
 check "go wtime -1000 btime -1000: a clock below zero is read as 0, a move comes" $? "$out"
 
 # ---- setoption -------------------------------------------------------------------------
-out=$(run "setoption name Hash value 1e3\nsetoption name Hash value 65537\nsetoption name Threads value 2\nsetoption name Move Overhead value -1\nsetoption name Hash\nisready\n")
+out=$(run "setoption name Hash value 1e3\nsetoption name Hash value 65537\nsetoption name Threads value 257\nsetoption name Move Overhead value -1\nsetoption name Hash\nisready\n")
 [ "$(errors "$out")" = 5 ] &&
     grep -qF "setoption Hash: '1e3' is not a whole number (allowed: 1..65536)" <<<"$out" &&
     grep -qF "setoption Hash: '65537' is out of range (allowed: 1..65536)" <<<"$out" &&
-    grep -qF "setoption Threads: '2' is out of range (allowed: 1..1)" <<<"$out" &&
+    grep -qF "setoption Threads: '257' is out of range (allowed: 1..256)" <<<"$out" &&
     grep -qF "setoption Move Overhead: '-1' is out of range (allowed: 0..5000)" <<<"$out" &&
     grep -qF "setoption Hash: needs a whole number (allowed: 1..65536)" <<<"$out" &&
     grep -q '^readyok$' <<<"$out"

@@ -73,6 +73,7 @@ bool uci_init(Uci *uci, FILE *out)
     uci->engine = engine_new();
     uci->out = out;
     uci->dialect = DIALECT_UCI;
+    uci->multipv = 1;
     pthread_mutex_init(&uci->out_lock, NULL);
     return uci->engine != NULL;
 }
@@ -156,6 +157,7 @@ static UciStatus cmd_position(Uci *uci, char **tok, int n)
     if (!engine_set_position(uci->engine, fen[0] ? fen : NULL, (const char *const *)tok + i, nmoves,
                              &err))
         return refuse(uci, UCI_USAGE, "position: %s", err.msg);
+    uci->nbanned = 0; /* banmoves hold for the position they were given in */
     return UCI_OK;
 }
 
@@ -180,7 +182,7 @@ static void on_info(void *ctx, const SearchInfo *info)
                      v > 0 ? 30000 - (VALUE_MATE - v) : -30000 + (VALUE_MATE + v));
         else
             snprintf(score, sizeof score, "%d", v);
-        if (info->bound == BOUND_EXACT)
+        if (info->bound == BOUND_EXACT && info->multipv == 1)
             say(uci, "info depth %d score %s time %" PRId64 " nodes %" PRIu64 " pv %s", info->depth,
                 score, info->time_ms, info->nodes, pv);
         return;
@@ -190,10 +192,10 @@ static void on_info(void *ctx, const SearchInfo *info)
                         : info->bound == BOUND_UPPER ? " upperbound"
                                                      : "";
     say(uci,
-        "info depth %d seldepth %d multipv 1 score %s%s nodes %" PRIu64 " nps %" PRIu64
+        "info depth %d seldepth %d multipv %d score %s%s nodes %" PRIu64 " nps %" PRIu64
         " hashfull %d time %" PRId64 "%s%s",
-        info->depth, info->seldepth, score, bound, info->nodes, nps, info->hashfull, info->time_ms,
-        info->pv_len ? " pv " : "", pv);
+        info->depth, info->seldepth, info->multipv, score, bound, info->nodes, nps, info->hashfull,
+        info->time_ms, info->pv_len ? " pv " : "", pv);
 }
 
 static void *search_thread(void *arg)
@@ -279,6 +281,62 @@ static bool go_number(Uci *uci, const char *word, const char *text, long long lo
     return read_number(uci, what, text, lo, hi, out);
 }
 
+/* Reads the moves of a list (the words tok[0..n) that are moves, up to the first that
+ * is not) as legal moves of the current position into moves[*count] (no repeats);
+ * returns how many words it used, or -1 after an error line naming what. */
+static int read_move_list(Uci *uci, const char *what, char **tok, int n, Move *moves, int *count)
+{
+    const Position *pos = engine_position(uci->engine);
+    int used = 0;
+    *count = 0;
+    for (; used < n; used++) {
+        Move m = move_from_text(tok[used]);
+        if (m == MOVE_NONE)
+            break;
+        if (!move_is_legal(pos, m)) {
+            refuse(uci, UCI_USAGE, "%s: '%.16s' is not a legal move in this position", what,
+                   tok[used]);
+            return -1;
+        }
+        int j = 0;
+        while (j < *count && moves[j] != m)
+            j++;
+        if (j == *count) {
+            if (*count == SEARCHMOVES_MAX) {
+                refuse(uci, UCI_USAGE, "%s: more than %d moves", what, SEARCHMOVES_MAX);
+                return -1;
+            }
+            moves[(*count)++] = m;
+        }
+    }
+    if (*count == 0) {
+        refuse(uci, UCI_USAGE, "%s: needs at least one move in a0-i9 form", what);
+        return -1;
+    }
+    return used;
+}
+
+/* "go searchmoves m1 m2 ...": the root moves to choose from. */
+static int parse_searchmoves(Uci *uci, char **tok, int n, SearchLimits *l)
+{
+    return read_move_list(uci, "go searchmoves", tok, n, l->searchmoves, &l->nsearchmoves);
+}
+
+/* UCCI's banmoves as the legal moves it leaves; all of them banned: no restriction. */
+static void unbanned_moves(Uci *uci, SearchLimits *l)
+{
+    MoveList legal;
+    gen_legal(engine_position(uci->engine), &legal);
+    l->nsearchmoves = 0;
+    for (int i = 0; i < legal.count; i++) {
+        int j = 0;
+        while (j < uci->nbanned && uci->banned[j] != legal.moves[i])
+            j++;
+        if (j == uci->nbanned && l->nsearchmoves < SEARCHMOVES_MAX)
+            l->searchmoves[l->nsearchmoves++] = legal.moves[i];
+    }
+}
+
 /* Reads "go" arguments of either dialect into limits; false (with an error line) on
  * a malformed command. */
 static bool parse_go(Uci *uci, char **tok, int n, SearchLimits *l)
@@ -293,10 +351,17 @@ static bool parse_go(Uci *uci, char **tok, int n, SearchLimits *l)
             l->infinite = true;
             continue;
         }
-        if (!strcmp(k, "ponder") || !strcmp(k, "draw")) {
-            /* no pondering: a ponder search is an infinite one that "stop" ends */
-            if (!strcmp(k, "ponder"))
-                l->infinite = true;
+        if (!strcmp(k, "ponder")) {
+            l->ponder = true;
+            continue;
+        }
+        if (!strcmp(k, "draw")) /* UCCI: the opponent offers a draw; never taken */
+            continue;
+        if (!strcmp(k, "searchmoves")) {
+            int used = parse_searchmoves(uci, tok + i + 1, n - i - 1, l);
+            if (used < 0)
+                return false;
+            i += used;
             continue;
         }
         if (!strcmp(k, "depth") && v && !strcmp(v, "infinite")) {
@@ -337,9 +402,9 @@ static bool parse_go(Uci *uci, char **tok, int n, SearchLimits *l)
             if (!strcmp(k, "movestogo"))
                 l->movestogo = (int)x;
         } else if (!strcmp(k, "mate")) {
-            /* checked, then unused: the search has no mate-only mode */
-            if (!go_number(uci, k, v, 0, GO_MAX, &x))
+            if (!go_number(uci, k, v, 1, MAX_PLY / 2, &x))
                 return false;
+            l->mate = (int)x;
         } else {
             refuse(uci, UCI_USAGE, "go: unknown parameter '%.40s'", k);
             return false;
@@ -349,6 +414,9 @@ static bool parse_go(Uci *uci, char **tok, int n, SearchLimits *l)
     /* a clock for the side to move only: treat the other as equal */
     if (l->time[us] >= 0 && l->time[them] < 0)
         l->time[them] = l->time[us];
+    l->multipv = uci->multipv;
+    if (uci->nbanned && !l->nsearchmoves)
+        unbanned_moves(uci, l);
     return true;
 }
 
@@ -360,13 +428,48 @@ static UciStatus cmd_go(Uci *uci, char **tok, int n)
     if (!parse_go(uci, tok, n, &limits))
         return UCI_USAGE;
     uci->limits = limits;
+    /* here, before the search thread runs: a ponderhit read next is then not lost */
+    if (limits.ponder)
+        engine_ponder_begin(uci->engine);
     if (pthread_create(&uci->thread, NULL, search_thread, uci) != 0)
         return refuse(uci, UCI_FAILED, "go: cannot start the search thread");
     uci->searching = true;
     return UCI_OK;
 }
 
+/* UCCI: "banmoves m1 m2 ...", the root moves the searches of this position leave out
+ * (until the next position); "banmoves" alone lifts the ban. */
+static UciStatus cmd_banmoves(Uci *uci, char **tok, int n)
+{
+    Move moves[SEARCHMOVES_MAX];
+    int count = 0;
+    if (n > 1) {
+        int used = read_move_list(uci, "banmoves", tok + 1, n - 1, moves, &count);
+        if (used < 0)
+            return UCI_USAGE;
+        if (used < n - 1)
+            return refuse(uci, UCI_USAGE, "banmoves: '%.40s' is not a move in a0-i9 form",
+                          tok[1 + used]);
+    }
+    memcpy(uci->banned, moves, (size_t)count * sizeof(Move));
+    uci->nbanned = count;
+    return UCI_OK;
+}
+
 /* ---- options -------------------------------------------------------------------- */
+
+/* A check option's value, true or false, into *out (when not NULL); false after an
+ * error line naming what. */
+static bool read_bool(Uci *uci, const char *what, const char *value, bool *out)
+{
+    if (!value || (strcasecmp(value, "true") && strcasecmp(value, "false"))) {
+        refuse(uci, UCI_USAGE, "%s: '%.60s' is not true or false", what, value ? value : "");
+        return false;
+    }
+    if (out)
+        *out = !strcasecmp(value, "true");
+    return true;
+}
 
 /* The search's tunable constants, one spin option each (spsa_params.h). */
 static void print_search_params(Uci *uci)
@@ -390,13 +493,17 @@ static void print_options(Uci *uci)
         say(uci, "option clearhash type button");
         say(uci, "option evalfile type string default <builtin>");
         say(uci, "option usennue type check default true");
+        say(uci, "option threads type spin min 1 max %d default 1", SEARCH_THREADS_MAX);
+        say(uci, "option ponder type check default false");
         print_search_params(uci);
         return;
     }
     say(uci, "option name Hash type spin default %d min 1 max %d", ENGINE_HASH_DEFAULT_MB,
         ENGINE_HASH_MAX_MB);
     say(uci, "option name Clear Hash type button");
-    say(uci, "option name Threads type spin default 1 min 1 max 1");
+    say(uci, "option name Threads type spin default 1 min 1 max %d", SEARCH_THREADS_MAX);
+    say(uci, "option name MultiPV type spin default 1 min 1 max %d", SEARCH_MULTIPV_MAX);
+    say(uci, "option name Ponder type check default false");
     say(uci, "option name Move Overhead type spin default 10 min 0 max 5000");
     say(uci, "option name EvalFile type string default <builtin>");
     say(uci, "option name Use NNUE type check default true");
@@ -442,8 +549,19 @@ static UciStatus set_option(Uci *uci, const char *name, const char *value)
                           what, x, engine_hash_mb(uci->engine));
     } else if (!strcasecmp(name, "Clear Hash") || !strcasecmp(name, "clearhash")) {
         engine_clear_hash(uci->engine);
-    } else if (!strcasecmp(name, "Threads")) {
-        if (!read_number(uci, what, value, 1, 1, &x))
+    } else if (!strcasecmp(name, "Threads") || !strcasecmp(name, "threads")) {
+        char msg[200];
+        if (!read_number(uci, what, value, 1, SEARCH_THREADS_MAX, &x))
+            return UCI_USAGE;
+        if (!engine_set_threads(uci->engine, (int)x, msg, sizeof msg))
+            return refuse(uci, UCI_FAILED, "%s: %s; searching with 1 thread", what, msg);
+    } else if (!strcasecmp(name, "MultiPV")) {
+        if (!read_number(uci, what, value, 1, SEARCH_MULTIPV_MAX, &x))
+            return UCI_USAGE;
+        uci->multipv = (int)x;
+    } else if (!strcasecmp(name, "Ponder") || !strcasecmp(name, "ponder")) {
+        /* the GUI says whether it will send "go ponder": nothing to change here */
+        if (!read_bool(uci, what, value, NULL))
             return UCI_USAGE;
     } else if (!strcasecmp(name, "Move Overhead")) {
         if (!read_number(uci, what, value, 0, 5000, &x))
@@ -452,10 +570,10 @@ static UciStatus set_option(Uci *uci, const char *name, const char *value)
     } else if (!strcasecmp(name, "EvalFile") || !strcasecmp(name, "evalfile")) {
         return load_eval_file(uci, what, value);
     } else if (!strcasecmp(name, "Use NNUE") || !strcasecmp(name, "usennue")) {
-        if (!value || (strcasecmp(value, "true") && strcasecmp(value, "false")))
-            return refuse(uci, UCI_USAGE, "%s: '%.60s' is not true or false", what,
-                          value ? value : "");
-        engine_set_use_nnue(uci->engine, !strcasecmp(value, "true"));
+        bool use;
+        if (!read_bool(uci, what, value, &use))
+            return UCI_USAGE;
+        engine_set_use_nnue(uci->engine, use);
     } else if (!strcasecmp(name, "UCI_Variant")) {
         if (!value || strcasecmp(value, "xiangqi"))
             return refuse(uci, UCI_USAGE, "setoption: only the xiangqi variant is played");
@@ -639,9 +757,17 @@ UciStatus uci_command(Uci *uci, char *line)
         say(uci, "readyok");
         return UCI_OK;
     }
-    if (!strcmp(cmd, "stop") || !strcmp(cmd, "ponderhit")) {
+    if (!strcmp(cmd, "stop")) {
         if (uci->searching)
             search_join(uci, true);
+        return UCI_OK;
+    }
+    if (!strcmp(cmd, "ponderhit")) {
+        /* UCCI: "ponderhit draw", the opponent offering a draw, never taken */
+        if (n > 2 || (n == 2 && (uci->dialect != DIALECT_UCCI || strcmp(tok[1], "draw"))))
+            return refuse(uci, UCI_USAGE, "ponderhit: unexpected '%.40s'", tok[1]);
+        if (uci->searching)
+            engine_ponderhit(uci->engine);
         return UCI_OK;
     }
     if (!strcmp(cmd, "quit")) {
@@ -663,8 +789,11 @@ UciStatus uci_command(Uci *uci, char *line)
         say(uci, uci->dialect == DIALECT_UCCI ? "ucciok" : "uciok");
     } else if (!strcmp(cmd, "ucinewgame")) {
         engine_new_game(uci->engine);
+        uci->nbanned = 0;
     } else if (!strcmp(cmd, "position")) {
         return cmd_position(uci, tok, n);
+    } else if (!strcmp(cmd, "banmoves") && uci->dialect == DIALECT_UCCI) {
+        return cmd_banmoves(uci, tok, n);
     } else if (!strcmp(cmd, "go")) {
         return cmd_go(uci, tok, n);
     } else if (!strcmp(cmd, "setoption")) {

@@ -24,6 +24,10 @@ typedef struct {
     SearchLimits limits; /* of the search running on `thread` */
     Dialect dialect;
     bool quit;
+    int multipv; /* the MultiPV option */
+    /* UCCI's banmoves: root moves the searches of the current position leave out */
+    int nbanned;
+    Move banned[SEARCHMOVES_MAX];
 } Uci;
 
 /* What a command came to. A command given on chuhe-engine's command line makes the

@@ -14,7 +14,12 @@
 
 engine_run() { printf '%b' "$1" | timeout 60 "$engine" 2>&1; }
 
-now_ms() { date +%s%3N; }
+# From bash's own clock: engine_expect reads a line at a time, and a process started for
+# each line (date, a subshell) made reading 80 lines take seconds on a loaded machine.
+now_ms() {
+    local t=${EPOCHREALTIME/[.,]/}
+    echo $((t / 1000))
+}
 
 # The descriptors are copied: bash drops ENG as soon as the engine has exited.
 engine_start() {
@@ -27,13 +32,15 @@ engine_start() {
 engine_send() { printf '%s\n' "$@" >&"$engine_in"; }
 
 engine_expect() {
-    local re=$1 end=$(($(now_ms) + $2)) left line
+    local re=$1 t=${EPOCHREALTIME/[.,]/} end left line secs
+    end=$((t / 1000 + $2))
     got=""
     while :; do
-        left=$((end - $(now_ms)))
+        t=${EPOCHREALTIME/[.,]/}
+        left=$((end - t / 1000))
         [ "$left" -gt 0 ] || return 1
-        IFS= read -r -t "$((left / 1000)).$(printf '%03d' $((left % 1000)))" line <&"$engine_out" ||
-            return 1
+        printf -v secs '%d.%03d' $((left / 1000)) $((left % 1000))
+        IFS= read -r -t "$secs" line <&"$engine_out" || return 1
         got+="$line"$'\n'
         [[ $line =~ $re ]] && return 0
     done

@@ -96,6 +96,8 @@ bool runhandle_find(const RunFile *rf, uint64_t pair_id, unsigned gip, uint64_t 
 /* Adds a game, whose id is the next one, to the games and the index; false when out of
  * memory. */
 bool runhandle_add_game(RunFile *rf, const RunGame *g);
+/* Keeps the first n games (n <= ngames) and takes the others out of the index. */
+void runhandle_keep_games(RunFile *rf, uint64_t n);
 
 /* runfile_spsa.c's part of opening and flushing. Loading reads the parameters and
  * counts the valid rows of the SPSA tables, when the file has them (extent: their rows

@@ -191,6 +191,9 @@ static void progress(CoordHub *h)
 {
     RunStatsContext cx;
     coord_server_stats_context(h->run, coord_workers_live(&h->workers), &cx);
+    uint64_t waiting = coord_store_pairs_waiting(h);
+    cx.pairs_done -= waiting; /* as the games: done once in the file */
+    cx.pairs_out += waiting;
     char line[2048];
     if (h->cfg->json) {
         StrBuf json, spsa;

@@ -164,6 +164,20 @@ void coord_store_game(CoordHub *h, int i)
     send_ack(h, i, g, PROTO_ACK_STORED, id);
 }
 
+uint64_t coord_store_pairs_waiting(const CoordHub *h)
+{
+    const CoordUnflushed *u = &h->unflushed;
+    uint64_t n = 0, other;
+    /* a pair completes with its later game, and the games are flushed in id order */
+    for (size_t k = 0; k < u->count; k++) {
+        const RunGame *g = runfile_game(h->run->rf, u->items[k].id);
+        if (g && runfile_find_game(h->run->rf, g->pair_id, 1u - g->game_in_pair, &other) &&
+            other < g->game_id)
+            n++;
+    }
+    return n;
+}
+
 void coord_store_flushed(CoordHub *h)
 {
     CoordUnflushed *u = &h->unflushed;

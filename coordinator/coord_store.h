@@ -32,6 +32,10 @@ typedef struct {
 /* Handles worker i's GAME (h->msg). */
 void coord_store_game(CoordHub *h, int i);
 
+/* Pairs complete in the schedule whose last game still waits for the flush: in the
+ * counts shown they are still out, not done. */
+uint64_t coord_store_pairs_waiting(const CoordHub *h);
+
 /* The run file was flushed: counts the games that waited for it. */
 void coord_store_flushed(CoordHub *h);
 

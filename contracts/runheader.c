@@ -1,0 +1,108 @@
+#include "runheader.h"
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+
+enum {
+    MSG_LAYOUT = 0x0008,
+    MSG_CONTINUATION = 0x0010,
+    LAYOUT_CHUNKED = 2,
+    HEADER_BLOCKS_MAX = 64,     /* continuation blocks followed */
+    HEADER_BLOCK_MAX = 1 << 20, /* bytes of one block */
+};
+
+static uint64_t le(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* Whether the chunked layout message m (n bytes) has a dimension of 0; a message that
+ * does not parse is not judged here. */
+static bool zero_dimension(const uint8_t *m, uint64_t n)
+{
+    uint64_t at, ndims, width = 4;
+    if (n < 3)
+        return false;
+    if (m[0] == 1 || m[0] == 2) { /* version, dimensionality, class, 5 reserved, address */
+        if (m[2] != LAYOUT_CHUNKED)
+            return false;
+        ndims = m[1], at = 16;
+    } else if (m[0] == 3) { /* version, class, dimensionality, address */
+        if (m[1] != LAYOUT_CHUNKED)
+            return false;
+        ndims = m[2], at = 11;
+    } else if (m[0] == 4 && n >= 5) { /* version, class, flags, dimensionality, width */
+        if (m[1] != LAYOUT_CHUNKED)
+            return false;
+        ndims = m[3], width = m[4], at = 5;
+        if (width < 1 || width > 8)
+            return false;
+    } else {
+        return false;
+    }
+    for (uint64_t d = 0; d < ndims && at + width <= n; d++, at += width)
+        if (le(m + at, (int)width) == 0)
+            return true;
+    return false;
+}
+
+/* Reads n bytes at offset off; false past the end of the file. */
+static bool read_at(int fd, uint64_t off, uint8_t *buf, uint64_t n)
+{
+    return pread(fd, buf, n, (off_t)off) == (ssize_t)n;
+}
+
+/* Walks the messages of the version 1 object header at addr; true when a layout message
+ * has a chunk dimension of 0. */
+static bool header_has_zero_dimension(int fd, uint64_t addr, uint8_t *block)
+{
+    uint8_t head[16];
+    if (!read_at(fd, addr, head, sizeof head) || head[0] != 1)
+        return false;
+    uint64_t starts[HEADER_BLOCKS_MAX], sizes[HEADER_BLOCKS_MAX];
+    int nblocks = 1;
+    starts[0] = addr + 16; /* the 12-byte prefix, aligned to 8 */
+    sizes[0] = le(head + 8, 4);
+    for (int b = 0; b < nblocks; b++) {
+        if (sizes[b] > HEADER_BLOCK_MAX || !read_at(fd, starts[b], block, sizes[b]))
+            return false;
+        for (uint64_t at = 0; at + 8 <= sizes[b];) {
+            uint64_t type = le(block + at, 2), size = le(block + at + 2, 2);
+            const uint8_t *m = block + at + 8;
+            if (at + 8 + size > sizes[b])
+                return false;
+            if (type == MSG_LAYOUT && zero_dimension(m, size))
+                return true;
+            if (type == MSG_CONTINUATION && size >= 16 && nblocks < HEADER_BLOCKS_MAX) {
+                starts[nblocks] = le(m, 8);
+                sizes[nblocks++] = le(m + 8, 8);
+            }
+            at += 8 + size;
+        }
+    }
+    return false;
+}
+
+bool runheader_check(hid_t file, const char *name, const char *path, RunError *err)
+{
+    H5O_info_t info;
+    if (H5Oget_info_by_name2(file, name, &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return true; /* opening the dataset says what is wrong */
+    }
+    uint8_t *block = malloc(HEADER_BLOCK_MAX);
+    int fd = block ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    bool zero = fd >= 0 && header_has_zero_dimension(fd, (uint64_t)info.addr, block);
+    if (fd >= 0)
+        close(fd);
+    free(block);
+    return !zero || ERROR_SET(err, "%s: %s: a chunk dimension of 0 (damaged)", path, name);
+}

@@ -10,6 +10,7 @@
 
 enum {
     MSG_LAYOUT = 0x0008,
+    MSG_ATTRIBUTE = 0x000c,
     MSG_CONTINUATION = 0x0010,
     LAYOUT_CHUNKED = 2,
     HEADER_BLOCKS_MAX = 64,     /* continuation blocks followed */
@@ -54,33 +55,49 @@ static bool zero_dimension(const uint8_t *m, uint64_t n)
     return false;
 }
 
+/* Whether the attribute message m (n bytes) says its name, type and dataspace take more
+ * bytes than it has (versions 1 to 3; libhdf5 decodes them past the message). */
+static bool attribute_overrun(const uint8_t *m, uint64_t n)
+{
+    if (n < 8 || m[0] < 1 || m[0] > 3)
+        return false;
+    uint64_t name = le(m + 2, 2), type = le(m + 4, 2), space = le(m + 6, 2), need;
+    if (m[0] == 1) /* each part padded to 8 bytes */
+        need = 8 + ((name + 7) & ~7ull) + ((type + 7) & ~7ull) + ((space + 7) & ~7ull);
+    else
+        need = (m[0] == 3 ? 9 : 8) + name + type + space;
+    return need > n;
+}
+
 /* Reads n bytes at offset off; false past the end of the file. */
 static bool read_at(int fd, uint64_t off, uint8_t *buf, uint64_t n)
 {
     return pread(fd, buf, n, (off_t)off) == (ssize_t)n;
 }
 
-/* Walks the messages of the version 1 object header at addr; true when a layout message
- * has a chunk dimension of 0. */
-static bool header_has_zero_dimension(int fd, uint64_t addr, uint8_t *block)
+/* Walks the messages of the version 1 object header at addr: NULL when it shows none of
+ * the damage above, else what it shows. */
+static const char *header_damage(int fd, uint64_t addr, uint8_t *block)
 {
     uint8_t head[16];
     if (!read_at(fd, addr, head, sizeof head) || head[0] != 1)
-        return false;
+        return NULL;
     uint64_t starts[HEADER_BLOCKS_MAX], sizes[HEADER_BLOCKS_MAX];
     int nblocks = 1;
     starts[0] = addr + 16; /* the 12-byte prefix, aligned to 8 */
     sizes[0] = le(head + 8, 4);
     for (int b = 0; b < nblocks; b++) {
         if (sizes[b] > HEADER_BLOCK_MAX || !read_at(fd, starts[b], block, sizes[b]))
-            return false;
+            return NULL;
         for (uint64_t at = 0; at + 8 <= sizes[b];) {
             uint64_t type = le(block + at, 2), size = le(block + at + 2, 2);
             const uint8_t *m = block + at + 8;
             if (at + 8 + size > sizes[b])
-                return false;
+                return NULL;
             if (type == MSG_LAYOUT && zero_dimension(m, size))
-                return true;
+                return "a chunk dimension of 0";
+            if (type == MSG_ATTRIBUTE && attribute_overrun(m, size))
+                return "an attribute larger than its message";
             if (type == MSG_CONTINUATION && size >= 16 && nblocks < HEADER_BLOCKS_MAX) {
                 starts[nblocks] = le(m, 8);
                 sizes[nblocks++] = le(m + 8, 8);
@@ -88,7 +105,7 @@ static bool header_has_zero_dimension(int fd, uint64_t addr, uint8_t *block)
             at += 8 + size;
         }
     }
-    return false;
+    return NULL;
 }
 
 bool runheader_check(hid_t file, const char *name, const char *path, RunError *err)
@@ -100,9 +117,9 @@ bool runheader_check(hid_t file, const char *name, const char *path, RunError *e
     }
     uint8_t *block = malloc(HEADER_BLOCK_MAX);
     int fd = block ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-    bool zero = fd >= 0 && header_has_zero_dimension(fd, (uint64_t)info.addr, block);
+    const char *why = fd >= 0 ? header_damage(fd, (uint64_t)info.addr, block) : NULL;
     if (fd >= 0)
         close(fd);
     free(block);
-    return !zero || ERROR_SET(err, "%s: %s: a chunk dimension of 0 (damaged)", path, name);
+    return !why || ERROR_SET(err, "%s: %s: %s (damaged)", path, name, why);
 }

@@ -227,7 +227,8 @@ static void test_metadata_flips(void **state)
 static void test_regression_inputs(void **state)
 {
     (void)state;
-    static const char *const INPUTS[] = {"layout-chunk-dimension-zero", "object-header-8gb-malloc",
+    static const char *const INPUTS[] = {"layout-chunk-dimension-zero",
+                                         "attribute-sizes-past-message", "object-header-8gb-malloc",
                                          "huge-metadata-size", "root-attribute-overread"};
     const char *work = scratch_path("input.h5");
     const char *errs = scratch_path("stderr.txt");

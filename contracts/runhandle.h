@@ -7,7 +7,7 @@
  *   runcols.c    the HDF5 column layer (types, attributes, datasets, rows)
  *   runfence.c   crash-safe write sections
  *   runload.c    opening and validating an existing file
- *   runheader.c  the chunk dimensions of a table's object header, checked before opening
+ *   runheader.c  object headers checked in the file's bytes before HDF5 reads them
  *   runfile.c    creating, appending, flushing, closing
  *   runread.c    counts, stored games and players, reading rows back, verifying
  *   runfile_spsa.c  the SPSA tables: creating, loading, appending, reading

@@ -9,9 +9,11 @@
 #include "error.h"
 
 enum {
+    MSG_DATASPACE = 0x0001,
     MSG_LAYOUT = 0x0008,
     MSG_ATTRIBUTE = 0x000c,
     MSG_CONTINUATION = 0x0010,
+    MSG_FLAG_SHARED = 0x02,
     LAYOUT_CHUNKED = 2,
     HEADER_BLOCKS_MAX = 64,     /* continuation blocks followed */
     HEADER_BLOCK_MAX = 1 << 20, /* bytes of one block */
@@ -25,34 +27,37 @@ static uint64_t le(const uint8_t *p, int n)
     return v;
 }
 
-/* Whether the chunked layout message m (n bytes) has a dimension of 0; a message that
- * does not parse is not judged here. */
-static bool zero_dimension(const uint8_t *m, uint64_t n)
+/* The dimensionality (the dataset's rank plus one, for the size of an element) of the
+ * chunked layout message m (n bytes), or -1 when it is not one that parses; -2 when its
+ * dimensions leave the message or one of them is 0. */
+static int chunk_dims(const uint8_t *m, uint64_t n)
 {
     uint64_t at, ndims, width = 4;
     if (n < 3)
-        return false;
+        return -1;
     if (m[0] == 1 || m[0] == 2) { /* version, dimensionality, class, 5 reserved, address */
         if (m[2] != LAYOUT_CHUNKED)
-            return false;
+            return -1;
         ndims = m[1], at = 16;
     } else if (m[0] == 3) { /* version, class, dimensionality, address */
         if (m[1] != LAYOUT_CHUNKED)
-            return false;
+            return -1;
         ndims = m[2], at = 11;
     } else if (m[0] == 4 && n >= 5) { /* version, class, flags, dimensionality, width */
         if (m[1] != LAYOUT_CHUNKED)
-            return false;
+            return -1;
         ndims = m[3], width = m[4], at = 5;
         if (width < 1 || width > 8)
-            return false;
+            return -2;
     } else {
-        return false;
+        return -1;
     }
-    for (uint64_t d = 0; d < ndims && at + width <= n; d++, at += width)
+    if (ndims == 0 || at + ndims * width > n)
+        return -2;
+    for (uint64_t d = 0; d < ndims; d++, at += width)
         if (le(m + at, (int)width) == 0)
-            return true;
-    return false;
+            return -2;
+    return (int)ndims;
 }
 
 /* Whether the attribute message m (n bytes) says its name, type and dataspace take more
@@ -80,6 +85,7 @@ static bool read_at(int fd, uint64_t off, uint8_t *buf, uint64_t n)
 static const char *header_damage(int fd, uint64_t addr, uint8_t *block)
 {
     uint8_t head[16];
+    int rank = -1, ndims = -1;
     if (!read_at(fd, addr, head, sizeof head) || head[0] != 1)
         return NULL;
     uint64_t starts[HEADER_BLOCKS_MAX], sizes[HEADER_BLOCKS_MAX];
@@ -94,9 +100,13 @@ static const char *header_damage(int fd, uint64_t addr, uint8_t *block)
             const uint8_t *m = block + at + 8;
             if (at + 8 + size > sizes[b])
                 return NULL;
-            if (type == MSG_LAYOUT && zero_dimension(m, size))
-                return "a chunk dimension of 0";
-            if (type == MSG_ATTRIBUTE && attribute_overrun(m, size))
+            if (type == MSG_DATASPACE && size >= 2 && (m[0] == 1 || m[0] == 2))
+                rank = m[1];
+            if (type == MSG_LAYOUT && (ndims = chunk_dims(m, size)) == -2)
+                return "a chunk layout that leaves its message or has a dimension of 0";
+            /* a shared message holds a reference, not the attribute */
+            if (type == MSG_ATTRIBUTE && !(block[at + 4] & MSG_FLAG_SHARED) &&
+                attribute_overrun(m, size))
                 return "an attribute larger than its message";
             if (type == MSG_CONTINUATION && size >= 16 && nblocks < HEADER_BLOCKS_MAX) {
                 starts[nblocks] = le(m, 8);
@@ -105,6 +115,8 @@ static const char *header_damage(int fd, uint64_t addr, uint8_t *block)
             at += 8 + size;
         }
     }
+    if (ndims > 0 && rank >= 0 && ndims != rank + 1)
+        return "a chunk layout of another rank than the dataset";
     return NULL;
 }
 

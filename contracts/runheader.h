@@ -8,7 +8,9 @@
  *
  * Version 1 object headers (those HDF5 writes by default, and so the run file) are read
  * message by message, their continuation blocks too: in each layout message (versions 1
- * to 4) of a chunked dataset every chunk dimension must be above 0, and each attribute
+ * to 4) of a chunked dataset the chunk dimensions must be within the message, one more
+ * than the dataset's rank (the last one is the size of an element) and all above 0; each
+ * attribute
  * message (versions 1 to 3) must hold the parts it announces. A header that does not
  * parse (another version, a size past the end of the file) is left to HDF5 and to the
  * checks after opening, which refuse damage that does not crash the library.

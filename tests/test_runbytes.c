@@ -227,9 +227,9 @@ static void test_metadata_flips(void **state)
 static void test_regression_inputs(void **state)
 {
     (void)state;
-    static const char *const INPUTS[] = {"layout-chunk-dimension-zero",
+    static const char *const INPUTS[] = {"layout-chunk-dimension-zero",  "layout-no-dimensions",
                                          "attribute-sizes-past-message", "object-header-8gb-malloc",
-                                         "huge-metadata-size", "root-attribute-overread"};
+                                         "huge-metadata-size",           "root-attribute-overread"};
     const char *work = scratch_path("input.h5");
     const char *errs = scratch_path("stderr.txt");
     Spans none = {.n = 0};

@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "rules.h"
+#include "runheader.h"
 #include "textesc.h"
 
 /* ------------------------------------------------------------------------------------
@@ -756,6 +757,8 @@ bool runcols_open(RunDataset *d, hid_t file, uint64_t *extent, const char *path,
         return runcols_hdf5_error(err, path, "cannot look for %s", tb->name);
     if (!ex)
         return ERROR_SET(err, "%s: dataset %s is missing", path, tb->name);
+    if (!runheader_check(file, tb->name, path, err))
+        return false;
     hid_t dapl = dataset_access();
     if (dapl < 0)
         return runcols_hdf5_error(err, path, "cannot set up a chunk cache");

@@ -430,6 +430,16 @@ bool runfile_append_validated(RunFile *rf, const GameRecord *rec, const PackedPo
     return append_quiet(rf, rec, boards, pair_id, game_in_pair, red, black, rank, game_id, err);
 }
 
+uint64_t runfile_drop_unflushed(RunFile *rf)
+{
+    uint64_t dropped = rf->ngbuf;
+    runhandle_keep_games(rf, rf->ngames - rf->ngbuf);
+    rf->npositions -= rf->npbuf;
+    rf->nspsa -= rf->nsbuf;
+    rf->ngbuf = rf->npbuf = rf->nsbuf = 0;
+    return dropped;
+}
+
 bool runfile_flush(RunFile *rf, RunError *err)
 {
     RunQuiet q = runcols_quiet_begin();

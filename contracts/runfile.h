@@ -226,6 +226,15 @@ bool runfile_append_validated(RunFile *rf, const GameRecord *rec, const PackedPo
  */
 bool runfile_flush(RunFile *rf, RunError *err);
 
+/*
+ * Forgets the games appended since the last successful flush, with their positions and
+ * the SPSA rows buffered with them, as if they had never been appended: for a writer
+ * that stops while they cannot be written, so that runfile_close does not write games
+ * nobody was told of, and the counts (runfile_game_count) are those of the file. Returns
+ * how many games were dropped. Players stay.
+ */
+uint64_t runfile_drop_unflushed(RunFile *rf);
+
 /* Whether a write failed part-way: the file holds what the last good flush wrote and
  * takes no more writes until it is opened again. */
 bool runfile_broken(const RunFile *rf);

@@ -109,3 +109,19 @@ bool runhandle_add_game(RunFile *rf, const RunGame *g)
         rf->next_pair = g->pair_id + 1;
     return true;
 }
+
+void runhandle_keep_games(RunFile *rf, uint64_t n)
+{
+    if (n >= rf->ngames)
+        return;
+    /* open addressing has no simple removal: the index is built again */
+    rf->ngames = n;
+    rf->next_pair = 0;
+    if (rf->nslots)
+        memset(rf->slots, 0, rf->nslots * sizeof *rf->slots);
+    for (uint64_t i = 0; i < n; i++) {
+        index_place(rf->slots, rf->nslots, &rf->games[i]);
+        if (rf->games[i].pair_id >= rf->next_pair)
+            rf->next_pair = rf->games[i].pair_id + 1;
+    }
+}

@@ -7,6 +7,7 @@
  *   runcols.c    the HDF5 column layer (types, attributes, datasets, rows)
  *   runfence.c   crash-safe write sections
  *   runload.c    opening and validating an existing file
+ *   runheader.c  object headers checked in the file's bytes before HDF5 reads them
  *   runfile.c    creating, appending, flushing, closing
  *   runread.c    counts, stored games and players, reading rows back, verifying
  *   runfile_spsa.c  the SPSA tables: creating, loading, appending, reading
@@ -96,6 +97,8 @@ bool runhandle_find(const RunFile *rf, uint64_t pair_id, unsigned gip, uint64_t 
 /* Adds a game, whose id is the next one, to the games and the index; false when out of
  * memory. */
 bool runhandle_add_game(RunFile *rf, const RunGame *g);
+/* Keeps the first n games (n <= ngames) and takes the others out of the index. */
+void runhandle_keep_games(RunFile *rf, uint64_t n);
 
 /* runfile_spsa.c's part of opening and flushing. Loading reads the parameters and
  * counts the valid rows of the SPSA tables, when the file has them (extent: their rows

@@ -10,6 +10,7 @@
 #include "error.h"
 #include "runfence.h"
 #include "runhandle.h"
+#include "runheader.h"
 
 enum { GAME_READ_BLOCK = 4096 }; /* /games rows read at once while opening */
 
@@ -215,7 +216,8 @@ static bool load(RunFile *rf, uint64_t extent[RUNCOLS_NB], RunError *err)
         return runcols_hdf5_error(err, rf->path, "cannot read the end of allocation");
     rf->past_eoa = (uint64_t)st.st_size > eoa ? (uint64_t)st.st_size - eoa : 0;
     uint64_t schema = 0;
-    if (!runcols_attr_read_u64(rf->file, "schema_version", &schema, rf->path, err))
+    if (!runheader_check(rf->file, "/", rf->path, err) ||
+        !runcols_attr_read_u64(rf->file, "schema_version", &schema, rf->path, err))
         return false;
     if (schema != RUNFILE_SCHEMA_VERSION)
         return ERROR_SET(err, "%s: schema version %llu, this build reads version %d", rf->path,

@@ -14,6 +14,7 @@
 #include "coord_outbox.h"
 #include "coord_rate.h"
 #include "coord_server.h"
+#include "coord_store.h"
 #include "coord_workers.h"
 #include "contracts/protocol.h"
 
@@ -24,7 +25,8 @@ struct CoordHub {
     CoordAuth *auth;
     CoordWorkers workers;
     CoordOutbox out;
-    ProtoMsg *msg;      /* the message being handled (large) */
+    CoordUnflushed unflushed; /* games waiting for the flush, to be counted then */
+    ProtoMsg *msg;            /* the message being handled (large) */
     uint8_t *buf;       /* PROTO_MAX_MESSAGE bytes: the message received, then each one encoded */
     double now;         /* seconds (time_now_ms), read at the top of each turn and after the poll */
     double finished_at; /* when the target was reached; < 0 before */

@@ -11,6 +11,7 @@
 #include "array.h"
 #include "coord_hub.h"
 #include "coord_log.h"
+#include "coord_store.h"
 
 /* A run file that cannot be written is tried again this often, and a reminder logged
  * this often while it stays so. */
@@ -180,6 +181,7 @@ void coord_outbox_commit(CoordHub *h)
         o->dirty = false;
         o->pending = 0;
     }
+    coord_store_flushed(h); /* counted once durable, before the ACKs say so */
     /* the PGN before the ACKs: a game acknowledged is a game in the PGN too */
     if (h->run->pgnout)
         coord_pgnout_sync(h->run->pgnout, h->run->rf);

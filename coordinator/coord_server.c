@@ -1,6 +1,7 @@
 #include "coord_server.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
@@ -190,6 +191,9 @@ static void progress(CoordHub *h)
 {
     RunStatsContext cx;
     coord_server_stats_context(h->run, coord_workers_live(&h->workers), &cx);
+    uint64_t waiting = coord_store_pairs_waiting(h);
+    cx.pairs_done -= waiting; /* as the games: done once in the file */
+    cx.pairs_out += waiting;
     char line[2048];
     if (h->cfg->json) {
         StrBuf json, spsa;
@@ -406,6 +410,7 @@ static void server_free(CoordHub **hp)
     close_socket(h);
     coord_signals_remove();
     coord_workers_free(&h->workers);
+    coord_store_free(&h->unflushed);
     free(h->msg);
     free(h->buf);
     free(h);
@@ -444,13 +449,19 @@ ServeStatus coord_server_run(CoordHub **hp, CoordRun *run, int *signo, int *work
         retry(h, true);
         coord_outbox_commit(h);
     }
+    uint64_t dropped = coord_store_drop_unflushed(h);
+    if (dropped)
+        coord_log("%" PRIu64 " games that could not be written are left out of the run file and "
+                  "of the counts: none was acknowledged, their workers send them again to the "
+                  "next session",
+                  dropped);
     coord_outbox_free(&h->out);
     coord_log_progress_end();
     if (status != SERVE_FAILED)
         progress(h);
     coord_log_progress_end();
-    if (h->out.acklog && !acklog_close(&h->out.acklog, !h->out.failed, runfile_game_count(run->rf),
-                                       err, sizeof err)) {
+    if (h->out.acklog && !acklog_close(&h->out.acklog, !h->out.failed,
+                                       runfile_flushed_game_count(run->rf), err, sizeof err)) {
         coord_log("%s", err);
         h->out.failed = true;
     }

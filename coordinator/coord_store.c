@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "array.h"
 #include "coord_accept.h"
 #include "coord_hub.h"
 #include "coord_log.h"
@@ -74,12 +75,18 @@ static bool append(CoordHub *h, int i, const ProtoGame *g, const PackedPos *boar
     return false;
 }
 
-/* A stored game in the statistics: the SPRT may stop the run, the ratings are logged
+/* A durable game in the statistics: the SPRT may stop the run, the ratings are logged
  * every --rating-interval games. */
-static void count(CoordHub *h, const ProtoGame *g, uint64_t id)
+static void count(CoordHub *h, const CoordUnflushedGame *u)
 {
     CoordRun *run = h->run;
-    if (runstats_add_stored(run->stats, run->rf, id, record_nodes(&g->rec), true, NULL)) {
+    CoordWorker *w = &h->workers.items[u->worker];
+    const RunGame *g = runfile_game(run->rf, u->id);
+    if (!g)
+        return;
+    w->stored++;
+    runstats_worker_game(run->stats, w->hello ? w->host : "?", g->worker_rank, (Reason)g->reason);
+    if (runstats_add_stored(run->stats, run->rf, u->id, u->nodes, true, NULL)) {
         double llr;
         SprtState ss = runstats_sprt(run->stats, &llr);
         if (ss != SPRT_CONTINUE && !run->sched->stopped) {
@@ -145,12 +152,64 @@ void coord_store_game(CoordHub *h, int i)
     if (!stored)
         return;
     coord_outbox_appended(h);
-    w->stored++;
+    CoordUnflushed *u = &h->unflushed;
+    if (!array_reserve((void **)&u->items, &u->cap, u->count + 1, sizeof *u->items, 64))
+        COORD_FATAL("out of memory for a game");
+    u->items[u->count++] =
+        (CoordUnflushedGame){.id = id, .nodes = record_nodes(&g->rec), .worker = i};
     CoordError serr;
     if (sched_game_stored(run->sched, g->pair_id, g->game_in_pair) && run->spsa &&
         !spsa_catch_up(run->spsa, run->rf, &serr))
         coord_log("SPSA: %s", serr.msg); /* the flush before the ACK reports a broken file */
-    runstats_worker_game(run->stats, w->hello ? w->host : "?", g->worker_rank, g->rec.reason);
-    count(h, g, id);
     send_ack(h, i, g, PROTO_ACK_STORED, id);
+}
+
+uint64_t coord_store_pairs_waiting(const CoordHub *h)
+{
+    const CoordUnflushed *u = &h->unflushed;
+    uint64_t n = 0, other;
+    /* a pair completes with its later game, and the games are flushed in id order */
+    for (size_t k = 0; k < u->count; k++) {
+        const RunGame *g = runfile_game(h->run->rf, u->items[k].id);
+        if (g && runfile_find_game(h->run->rf, g->pair_id, 1u - g->game_in_pair, &other) &&
+            other < g->game_id)
+            n++;
+    }
+    return n;
+}
+
+void coord_store_flushed(CoordHub *h)
+{
+    CoordUnflushed *u = &h->unflushed;
+    uint64_t durable = runfile_flushed_game_count(h->run->rf);
+    size_t kept = 0;
+    /* in id order, as they were appended; a batch the run file wrote by itself when its
+     * buffer was full is durable before the flush of the group commit */
+    for (size_t k = 0; k < u->count; k++) {
+        if (u->items[k].id < durable)
+            count(h, &u->items[k]);
+        else
+            u->items[kept++] = u->items[k];
+    }
+    u->count = kept;
+}
+
+uint64_t coord_store_drop_unflushed(CoordHub *h)
+{
+    CoordRun *run = h->run;
+    coord_store_flushed(h);
+    h->unflushed.count = 0;
+    uint64_t n = runfile_game_count(run->rf);
+    for (uint64_t id = runfile_flushed_game_count(run->rf); id < n; id++) {
+        const RunGame *g = runfile_game(run->rf, id);
+        sched_game_lost(run->sched, g->pair_id, g->game_in_pair);
+    }
+    return runfile_drop_unflushed(run->rf);
+}
+
+void coord_store_free(CoordUnflushed *u)
+{
+    free(u->items);
+    u->items = NULL;
+    u->count = u->cap = 0;
 }

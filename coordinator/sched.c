@@ -327,6 +327,19 @@ bool sched_game_stored(Schedule *s, uint64_t id, unsigned game_in_pair)
     return true;
 }
 
+void sched_game_lost(Schedule *s, uint64_t id, unsigned game_in_pair)
+{
+    if (id >= s->cap)
+        return;
+    Pair *p = &s->pairs[id];
+    p->stored &= (uint8_t) ~(1u << game_in_pair);
+    if (p->state != PAIR_DONE)
+        return;
+    s->complete--;
+    s->outstanding++;
+    set_queued(s, id, true);
+}
+
 void sched_drop(Schedule *s, uint64_t id)
 {
     Pair *p = slot(s, id);

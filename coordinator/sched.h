@@ -120,6 +120,10 @@ int sched_release_worker(Schedule *s, int worker);
 /* A game of the pair is stored; true when that completes the pair. */
 bool sched_game_stored(Schedule *s, uint64_t id, unsigned game_in_pair);
 
+/* A game counted by sched_game_stored was not written after all (the run file could not
+ * take it): the pair is no longer complete, and goes back in the queue if it was. */
+void sched_game_lost(Schedule *s, uint64_t id, unsigned game_in_pair);
+
 /* A game of the pair was refused; true when the pair is dropped for good. */
 bool sched_game_rejected(Schedule *s, uint64_t id);
 

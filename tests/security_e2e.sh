@@ -305,7 +305,8 @@ mkdir "$disk"
 if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=6m tmpfs "$disk" 2>/dev/null; then
     mounted=$disk
     run=$disk/run.h5
-    start_coord disk --bind 'tcp://127.0.0.1:*' --out "$run" --games 30 --nodes $((nodes * 2)) --max-plies 120 \
+    # games count once flushed (every 2 s): a run long enough to fill the disk in its middle
+    start_coord disk --bind 'tcp://127.0.0.1:*' --out "$run" --games 60 --nodes $((nodes * 2)) --max-plies 120 \
         --heartbeat-timeout 20 --drain-timeout 10
     dcpid=$cpid
     timeout -k 5 200 mpirun --oversubscribe --bind-to none -np 2 ${mpi_env[@]+"${mpi_env[@]}"} "$worker" \
@@ -317,7 +318,7 @@ if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=6m tmpfs "$disk" 2>/dev/null; 
     sleep 1 # a progress line after the stall
     g1=$(games_of disk)
     sleep 3
-    [ "$(games_of disk)" = "$g1" ] && [ "$g1" -lt 30 ] && kill -0 "$mpid" && kill -0 "$dcpid"
+    [ "$(games_of disk)" = "$g1" ] && [ "$g1" -lt 60 ] && kill -0 "$mpid" && kill -0 "$dcpid"
     check "a full tmpfs: the coordinator stops at $g1 games with a clear line, the workers wait" $? \
         "$tmp/disk.err"
     rm -f "$disk/filler"
@@ -327,8 +328,8 @@ if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=6m tmpfs "$disk" 2>/dev/null; 
     [ $wrc -eq 0 ] && [ $rc -eq 0 ] && grep -q 'the run file is writable again' "$tmp/disk.err" &&
         grep -q '"status":"complete"' "$tmp/disk.out"
     check "space back: the same workers finish the run" $? "$(cat "$tmp/dw.err" "$tmp/disk.err")"
-    verify_pairs "$run" 30 15
-    check "verify on the tmpfs: 30 games in 15 pairs, each once" $? "$tmp/verify.txt"
+    verify_pairs "$run" 60 30
+    check "verify on the tmpfs: 60 games in 30 pairs, each once" $? "$tmp/verify.txt"
     umount "$disk" && mounted=
 else
     for t in "a full tmpfs stalls the coordinator" "the workers finish when space is back" \

@@ -121,7 +121,8 @@ section "a run extended by a restart"
 
 # ---- C: a worker rank killed with SIGKILL ----
 run=$tmp/c.h5
-start_coord c 'tcp://127.0.0.1:*' --games 8 --out "$run" --nodes "$nodes_c" --max-plies 150 \
+# games count once flushed (every 2 s): a run long enough to be killed in its middle
+start_coord c 'tcp://127.0.0.1:*' --games 16 --out "$run" --nodes "$nodes_c" --max-plies 150 \
     --random-plies 6 --heartbeat-timeout 2 --drain-timeout 10
 cep=$ep
 workers cw1 "$cep" &
@@ -135,7 +136,7 @@ for i in $(seq 600); do
 done
 [ -n "$victim" ] && kill -KILL "$victim"
 wait_for "$mpid" 30
-[ -n "$victim" ] && [ $rc -ne 0 ] && [ "$(games_of c)" -lt 8 ]
+[ -n "$victim" ] && [ $rc -ne 0 ] && [ "$(games_of c)" -lt 16 ]
 check "killing rank 0 (pid ${victim:-?}) with SIGKILL mid-run aborts the MPI job" $? \
     "$(cat "$tmp/cw1.err")"
 
@@ -152,14 +153,15 @@ wait_for "$cpid" 20
 [ $wrc -eq 0 ] && [ $rc -eq 0 ] && grep -q '"status":"complete"' "$tmp/c.out"
 check "a fresh MPI job completes the run" $? "$(cat "$tmp/cw2.err" "$tmp/c.err")"
 
-verify_pairs "$run" 8 4
-check "after the kill: 8 games in 4 pairs, no duplicates, all valid" $? "$tmp/verify.txt"
+verify_pairs "$run" 16 8
+check "after the kill: 16 games in 8 pairs, no duplicates, all valid" $? "$tmp/verify.txt"
 
 section "a worker rank killed"
 
 # ---- D: the coordinator stopped with SIGTERM and restarted under live workers ----
 run=$tmp/d.h5
-start_coord d1 'tcp://127.0.0.1:*' --games 8 --out "$run" --nodes "$nodes_d" --max-plies 150 \
+# long enough to be stopped in its middle once games show (at the flush, every 2 s)
+start_coord d1 'tcp://127.0.0.1:*' --games 16 --out "$run" --nodes "$nodes_d" --max-plies 150 \
     --random-plies 6 --heartbeat-timeout 5
 dep=$ep
 workers dw "$dep" --timeout 30 &
@@ -188,8 +190,8 @@ wait_for "$cpid" 20
 check "the running workers reconnect and finish the run" $? \
     "$(cat "$tmp/dw.err" "$tmp/d2.err")"
 
-verify_pairs "$run" 8 4
-check "after the restart: 8 games in 4 pairs, no duplicates, all valid" $? "$tmp/verify.txt"
+verify_pairs "$run" 16 8
+check "after the restart: 16 games in 8 pairs, no duplicates, all valid" $? "$tmp/verify.txt"
 
 section "the coordinator restarted under live workers"
 

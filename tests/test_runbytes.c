@@ -126,8 +126,9 @@ static int exercise(const char *path)
 }
 
 /* Flips, in a child, each byte of buf[from, to) outside the chunks in turn and
- * exercises the file: the child's wait status (a crash, a hang, or the exit status of
- * the first failure). cmocka's signal handlers are not the child's: a crash must end it. */
+ * exercises the file (with from == to: the file as it is): the child's wait status (a
+ * crash, a hang, or the exit status of the first failure). cmocka's signal handlers are
+ * not the child's: a crash must end it. */
 static int run_child(unsigned char *buf, size_t len, const Spans *spans, size_t from, size_t to,
                      const char *path, const char *errpath)
 {
@@ -141,6 +142,8 @@ static int run_child(unsigned char *buf, size_t len, const Spans *spans, size_t 
         if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
             _exit(4);
         alarm(CHILD_SECONDS);
+        if (from == to && (!scratch_spit(path, buf, len) || exercise(path) != 0))
+            _exit(5);
         for (size_t at = from; at < to; at++) {
             if (!worth_flipping(buf, len, spans, at))
                 continue;
@@ -220,6 +223,29 @@ static void test_metadata_flips(void **state)
     free(buf);
 }
 
+/* The inputs that once crashed the metadata fuzz harness, each in a child. */
+static void test_regression_inputs(void **state)
+{
+    (void)state;
+    static const char *const INPUTS[] = {"layout-chunk-dimension-zero",  "layout-no-dimensions",
+                                         "attribute-sizes-past-message", "object-header-8gb-malloc",
+                                         "huge-metadata-size",           "root-attribute-overread"};
+    const char *work = scratch_path("input.h5");
+    const char *errs = scratch_path("stderr.txt");
+    Spans none = {.n = 0};
+    for (size_t i = 0; i < sizeof INPUTS / sizeof INPUTS[0]; i++) {
+        char path[256], why[300];
+        snprintf(path, sizeof path, "tests/fuzz/regress/runmeta/%s", INPUTS[i]);
+        size_t len;
+        unsigned char *buf = scratch_slurp(path, &len);
+        if (!buf)
+            fail_msg("cannot read %s (run the test from the source tree)", path);
+        if (!child_ok(run_child(buf, len, &none, 0, 0, work, errs), errs, why, sizeof why))
+            fail_msg("%s: %s", path, why);
+        free(buf);
+    }
+}
+
 /* With a file name: exercises that file in this process (to debug a failure). */
 int main(int argc, char **argv)
 {
@@ -231,6 +257,7 @@ int main(int argc, char **argv)
         return exercise(argv[1]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_metadata_flips),
+        cmocka_unit_test(test_regression_inputs),
     };
     if (scratch_create("runbytes") < 0)
         return 1;

@@ -997,6 +997,9 @@ static off_t file_size(const char *path)
  * batch fails before anything is written, the rows stay buffered and the file keeps every
  * flushed game. Round 0: the limit goes and the same flush succeeds. Round 1: closed
  * while still full, the file holds exactly the flushed games and opens for append again.
+ * Round 2: the unwritten games are dropped while full, as a coordinator that stops does:
+ * the counts and the index are the file's again, the same pairs can be appended anew,
+ * and the close writes nothing of the dropped games.
  */
 static void test_full_disk(void **state)
 {
@@ -1004,8 +1007,9 @@ static void test_full_disk(void **state)
     struct rlimit old;
     assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
     void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
-    for (int round = 0; round < 2; round++) {
-        const char *path = scratch_path(round ? "full1.h5" : "full0.h5");
+    for (int round = 0; round < 3; round++) {
+        const char *names[] = {"full0.h5", "full1.h5", "full2.h5"};
+        const char *path = scratch_path(names[round]);
         RunFile *rf = create_ok(path);
         RunError err = {{0}};
         for (int k = 0; k < 10; k++) {
@@ -1037,10 +1041,33 @@ static void test_full_disk(void **state)
                 fail_msg("flush after the limit went: %s", err.msg);
             assert_int_equal(runfile_flushed_game_count(rf), 20);
             assert_true(runfile_close(&rf, &err));
-        } else {
+        } else if (round == 1) {
             assert_false(runfile_close(&rf, &err));
             assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
             kept = 10;
+        } else {
+            uint64_t positions = 0;
+            for (int k = 0; k < 10; k++)
+                positions += runfile_game(rf, (uint64_t)k)->plies;
+            assert_int_equal(runfile_drop_unflushed(rf), 10);
+            assert_int_equal(runfile_drop_unflushed(rf), 0);
+            assert_int_equal(runfile_game_count(rf), 10);
+            assert_int_equal(runfile_flushed_game_count(rf), 10);
+            assert_int_equal(runfile_position_count(rf), positions);
+            assert_int_equal(runfile_next_pair_id(rf), 5);
+            assert_null(runfile_game(rf, 10));
+            assert_false(runfile_find_game(rf, 5, 0, NULL));
+            uint64_t id = 99;
+            assert_true(runfile_find_game(rf, 4, 1, &id));
+            assert_int_equal(id, 9);
+            assert_true(runfile_flush(rf, &err)); /* nothing waits */
+            assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+            for (int k = 10; k < 14; k++) {
+                test_game(&g_rec, k);
+                append_ok(rf, &g_rec, k, (uint64_t)k / 2);
+            }
+            assert_true(runfile_close(&rf, &err));
+            kept = 14;
         }
         rf = open_read_ok(path);
         assert_string_equal(runfile_recovery_note(rf), "");

@@ -12,6 +12,11 @@
  * recovers) and closed. libhdf5 crashes on some damaged metadata: the run file checks
  * types, layouts, filters and sizes before its first read, and this harness holds it
  * to that. tests/test_runbytes.c flips every metadata byte of the seed file in turn.
+ *
+ * All inputs of a process share one libhdf5, which keeps state from the damaged files
+ * opened before (a chuhe program opens one run file per process); tests/fuzz/run runs
+ * this harness in fork mode and an input that crashed there counts only if it crashes
+ * again alone, in a fresh process.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -47,12 +52,14 @@ const char *__lsan_default_suppressions(void)
     return "leak:libhdf5_serial.so\n";
 }
 
-/* A damaged size in the metadata makes libhdf5 ask for gigabytes; malloc says no, and
- * the run file refuses the file. Under AddressSanitizer too, instead of stopping. */
+/* A damaged size in the metadata makes libhdf5 ask for gigabytes (8 GB for an object
+ * header read by H5Aexists); malloc says no, and the run file refuses the file. Under
+ * AddressSanitizer too, instead of stopping: a block over 1 GB is refused before
+ * libFuzzer's malloc limit (the -rss_limit_mb, 2 GB) would report it as out of memory. */
 const char *__asan_default_options(void);
 const char *__asan_default_options(void)
 {
-    return "allocator_may_return_null=1";
+    return "allocator_may_return_null=1:max_allocation_size_mb=1024";
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

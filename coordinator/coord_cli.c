@@ -580,9 +580,9 @@ static bool emit_engine(Translation *t, const EngineSpec *e, int p)
             return false;
     }
     if (!e->cmd[0]) {
-        if (e->proto[0] || e->options[0] || e->dir[0])
-            return ERROR_SET(t->err, "engine %d: proto, option.* and dir need cmd=", p + 1);
-        return true;
+        if (e->proto[0] || e->dir[0])
+            return ERROR_SET(t->err, "engine %d: proto and dir need cmd=", p + 1);
+        return push_side_set(t, p, "option.*", "--options", side, e->options);
     }
     return push_side(t, p, "cmd", "--cmd", side, e->cmd) &&
            push_side_set(t, p, "proto", "--proto", side, e->proto) &&

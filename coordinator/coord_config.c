@@ -166,8 +166,12 @@ static bool check_engine(const CoordConfig *c, int p, CoordError *err)
                          c->proto[p]);
     if (c->cmd[p][0] && c->weights[p][0])
         return ERROR_SET(err, "player %d: an external engine (--cmd-%s) has no weights", p, sfx);
-    if (!c->cmd[p][0] && (c->proto[p][0] || c->options[p][0] || c->dir[p][0]))
-        return ERROR_SET(err, "player %d: protocol, options and directory need --cmd-%s", p, sfx);
+    if (!c->cmd[p][0] && (c->proto[p][0] || c->dir[p][0]))
+        return ERROR_SET(err, "player %d: protocol and directory need --cmd-%s", p, sfx);
+    int threads;
+    char msg[sizeof err->msg - 40];
+    if (!c->cmd[p][0] && !proto_builtin_options(c->options[p], &threads, msg, sizeof msg))
+        return ERROR_SET(err, "--options-%s: %s", sfx, msg);
     uint32_t base, inc;
     char option[32];
     snprintf(option, sizeof option, "--tc-%s", sfx);

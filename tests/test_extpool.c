@@ -9,6 +9,7 @@
  *     engine once; a WORK whose players name the same engine gets two processes; the
  *     pool stops its least recently used engine beyond EXTPOOL_MAX; a crash or a hang
  *     restarts just that engine.
+ *   - The built-in players' option.Threads reaches their in-process engines.
  */
 #include <limits.h>
 #include <setjmp.h>
@@ -296,6 +297,40 @@ static void test_same_engine_for_both_players(void **state)
     play_engines_free(&pe);
 }
 
+/* The built-in players' option.Threads reaches their in-process engines: set, changed
+ * by the next WORK, back to one without it; a bad value is refused with its name. */
+static void test_builtin_threads(void **state)
+{
+    (void)state;
+    PlayEngines pe;
+    play_engines_init(&pe);
+    ProtoWork w;
+    memset(&w, 0, sizeof w);
+    for (int p = 0; p < 2; p++) {
+        w.players[p].player_id = (uint16_t)p;
+        w.players[p].kind = PROTO_ENGINE_BUILTIN;
+        w.players[p].nodes = 100;
+    }
+    snprintf(w.players[0].options, sizeof w.players[0].options, "Threads=2");
+    GamePlayer players[2];
+    char err[512];
+    assert_true(play_prepare(&pe, &w, players, err, sizeof err));
+    assert_int_equal(engine_threads(pe.engine[0]), 2);
+    assert_int_equal(engine_threads(pe.engine[1]), 1);
+    snprintf(w.players[0].options, sizeof w.players[0].options, "%s", "");
+    snprintf(w.players[1].options, sizeof w.players[1].options, "threads=3");
+    assert_true(play_prepare(&pe, &w, players, err, sizeof err));
+    assert_int_equal(engine_threads(pe.engine[0]), 1);
+    assert_int_equal(engine_threads(pe.engine[1]), 3);
+    snprintf(w.players[1].options, sizeof w.players[1].options, "Threads=0");
+    assert_false(play_prepare(&pe, &w, players, err, sizeof err));
+    assert_non_null(strstr(err, "option.Threads"));
+    snprintf(w.players[1].options, sizeof w.players[1].options, "Hash=64");
+    assert_false(play_prepare(&pe, &w, players, err, sizeof err));
+    assert_non_null(strstr(err, "option.Hash"));
+    play_engines_free(&pe);
+}
+
 /* Takes the pool's engine for cfg and starts it. */
 static ExtEngine *get_started(ExtPool *pool, const ExtEngineConfig *cfg)
 {
@@ -374,6 +409,7 @@ int main(void)
         cmocka_unit_test(test_same_engine_for_both_players),
         cmocka_unit_test(test_least_recently_used_is_stopped),
         cmocka_unit_test(test_crash_and_hang_restart_just_that_engine),
+        cmocka_unit_test(test_builtin_threads),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

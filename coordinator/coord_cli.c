@@ -206,6 +206,9 @@ static bool engine_word(Translation *t, EngineSpec *e, const char *w, bool each)
         e->builtin = true;
         return true;
     }
+    /* cutechess's "ponder": the worker ponders with an engine that has the option */
+    if (!strcmp(w, "ponder"))
+        return add_option(e, "Ponder=true", err);
     const char *eq = strchr(w, '=');
     if (!eq)
         return ERROR_SET(err, "%s: '%s' is not key=value", opt, w);

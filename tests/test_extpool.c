@@ -10,6 +10,7 @@
  *     pool stops its least recently used engine beyond EXTPOOL_MAX; a crash or a hang
  *     restarts just that engine.
  *   - The built-in players' option.Threads reaches their in-process engines.
+ *   - Pondering with Ponder=true: ponderhit, a missed ponder move, a new game, idle.
  */
 #include <limits.h>
 #include <setjmp.h>
@@ -164,6 +165,91 @@ static void test_transcript_uci(void **state)
                      "position fen " START " moves h2e2 h9g7\n"
                      "go depth 3\n"
                      "quit\n");
+}
+
+/* The move of a search, as text. */
+static const char *search_move(ExtEngine *e, const char *const *moves, int nmoves,
+                               const SearchLimits *limits)
+{
+    static char mv[8];
+    SearchResult res;
+    assert_int_equal(search(e, moves, nmoves, limits, &res), GAME_SEARCH_OK);
+    move_to_text(res.best, mv);
+    return mv;
+}
+
+/* Pondering with Ponder=true (as cutechess's "ponder"): after each bestmove the engine
+ * ponders on its ponder move; the opponent's playing it is a ponderhit, whose bestmove
+ * is the answer; another move stops the pondering, drops its bestmove and searches
+ * afresh; a new game and an idle engine stop it too. Without the option: no pondering. */
+static void test_ponder(void **state)
+{
+    (void)state;
+    const char *log = scratch_path("ponder.log");
+    remove(log);
+    ExtEngineConfig cfg = config(PROTO_EXT_UCI, "ponderer", log, "Ponder=true");
+    ExtEngine *e = extengine_new(&cfg);
+    assert_non_null(e);
+    char err[512];
+    assert_true(extengine_start(e, err, sizeof err));
+    extengine_new_game(e);
+    SearchLimits l;
+    time_limits_clear(&l);
+    l.movetime = 1000;
+    const char *moves[] = {"h2e2", "h9g7", "b0c2", "h7h0"};
+    assert_string_equal(search_move(e, moves, 0, &l), "h2e2");
+    assert_string_equal(search_move(e, moves, 2, &l), "b0c2"); /* ponderhit */
+    const char *missed[] = {"h2e2", "h9g7", "b0c2", "h7h0"};
+    assert_string_equal(search_move(e, missed, 4, &l), "h2e2"); /* stop, a0a1 dropped */
+    extengine_new_game(e);
+    assert_string_equal(search_move(e, moves, 0, &l), "h2e2");
+    extengine_quiet(e);
+    extengine_quiet(e);
+    extengine_free(&e);
+    assert_string_equal(file_text("ponder.log"),
+                        "uci\n"
+                        "setoption name Ponder value true\n"
+                        "isready\n"
+                        "ucinewgame\n"
+                        "isready\n"
+                        "position fen " START "\n"
+                        "go movetime 1000\n"
+                        "position fen " START " moves h2e2 h9g7\n"
+                        "go ponder movetime 1000\n"
+                        "ponderhit\n"
+                        "position fen " START " moves h2e2 h9g7 b0c2 b9c7\n"
+                        "go ponder movetime 1000\n"
+                        "stop\n"
+                        "position fen " START " moves h2e2 h9g7 b0c2 h7h0\n"
+                        "go movetime 1000\n"
+                        "position fen " START " moves h2e2 h9g7 b0c2 h7h0 h2e2 h9g7\n"
+                        "go ponder movetime 1000\n"
+                        "stop\n"
+                        "ucinewgame\n"
+                        "isready\n"
+                        "position fen " START "\n"
+                        "go movetime 1000\n"
+                        "position fen " START " moves h2e2 h9g7\n"
+                        "go ponder movetime 1000\n"
+                        "stop\n"
+                        "quit\n");
+
+    /* without Ponder=true the ponder move is not used */
+    remove(log);
+    cfg = config(PROTO_EXT_UCI, "ponderer", log, "");
+    e = extengine_new(&cfg);
+    assert_non_null(e);
+    assert_true(extengine_start(e, err, sizeof err));
+    assert_string_equal(search_move(e, moves, 0, &l), "h2e2");
+    assert_string_equal(search_move(e, moves, 2, &l), "h2e2");
+    extengine_free(&e);
+    assert_string_equal(file_text("ponder.log"), "uci\n"
+                                                 "isready\n"
+                                                 "position fen " START "\n"
+                                                 "go movetime 1000\n"
+                                                 "position fen " START " moves h2e2 h9g7\n"
+                                                 "go movetime 1000\n"
+                                                 "quit\n");
 }
 
 static void test_transcript_uci1(void **state)
@@ -410,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_least_recently_used_is_stopped),
         cmocka_unit_test(test_crash_and_hang_restart_just_that_engine),
         cmocka_unit_test(test_builtin_threads),
+        cmocka_unit_test(test_ponder),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

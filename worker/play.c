@@ -203,7 +203,10 @@ bool play_repeats(const PlayEngines *pe, const GameRecord *rec)
 bool play_prepare(PlayEngines *pe, const ProtoWork *w, GamePlayer players[2], char *err,
                   size_t size)
 {
-    /* the engines of the last WORK are the pool's again */
+    /* the engines of the last WORK are the pool's again, and idle there */
+    for (int p = 0; p < 2; p++)
+        if (pe->ext[p])
+            extengine_quiet(pe->ext[p]);
     pe->ext[0] = pe->ext[1] = NULL;
     for (int p = 0; p < 2; p++) {
         const ProtoPlayer *pl = &w->players[p];

@@ -190,8 +190,8 @@ static void uci_start_pondering(ExtEngine *e, const char *best, const char *pond
         int64_t left = l.time[st->us] - (time_now_ms() - st->go_ms);
         l.time[st->us] = (left > 1 ? left : 1) + l.inc[st->us];
     }
-    st->pondering = extproc_send(&e->proc, "%s", st->ponder_line) &&
-                    uci_send_go(e, &l, st->us, true);
+    st->pondering =
+        extproc_send(&e->proc, "%s", st->ponder_line) && uci_send_go(e, &l, st->us, true);
 }
 
 /* info lines until bestmove (or UCCI's nobestmove). */

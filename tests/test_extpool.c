@@ -252,6 +252,43 @@ static void test_ponder(void **state)
                                                  "quit\n");
 }
 
+/* On a clock: "go ponder" gets the engine's clock less the move's time plus the
+ * increment; after a missed ponder move, the wait for the stop comes off the clock that
+ * the fresh go sends. */
+static void test_ponder_clock(void **state)
+{
+    (void)state;
+    const char *log = scratch_path("ponder_clock.log");
+    remove(log);
+    char arg[EXT_TEXT_MAX];
+    snprintf(arg, sizeof arg, "%.600s 0.3", log);
+    ExtEngineConfig cfg = config(PROTO_EXT_UCI, "ponderer", arg, "Ponder=true");
+    ExtEngine *e = extengine_new(&cfg);
+    assert_non_null(e);
+    char err[512];
+    assert_true(extengine_start(e, err, sizeof err));
+    SearchLimits l;
+    time_limits_clear(&l);
+    l.time[RED] = l.time[BLACK] = 60000;
+    l.inc[RED] = l.inc[BLACK] = 1000;
+    const char *moves[] = {"h2e2", "h7h0"};
+    assert_string_equal(search_move(e, moves, 0, &l), "h2e2");
+    assert_string_equal(search_move(e, moves, 2, &l), "h2e2"); /* missed: stop, 0.3 s */
+    extengine_free(&e);
+    const char *text = file_text("ponder_clock.log");
+    long ponder_wtime = 0, go_wtime = 0;
+    const char *p = strstr(text, "go ponder wtime ");
+    assert_non_null(p);
+    ponder_wtime = strtol(p + 16, NULL, 10);
+    p = strstr(text, "stop\n");
+    assert_non_null(p);
+    p = strstr(p, "go wtime ");
+    assert_non_null(p);
+    go_wtime = strtol(p + 9, NULL, 10);
+    assert_in_range(ponder_wtime, 60000, 61000);
+    assert_in_range(go_wtime, 50000, 59700);
+}
+
 static void test_transcript_uci1(void **state)
 {
     (void)state;
@@ -497,6 +534,7 @@ int main(void)
         cmocka_unit_test(test_crash_and_hang_restart_just_that_engine),
         cmocka_unit_test(test_builtin_threads),
         cmocka_unit_test(test_ponder),
+        cmocka_unit_test(test_ponder_clock),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

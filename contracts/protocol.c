@@ -3,8 +3,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "error.h"
+#include "numparse.h"
+#include "search.h"
 #include "score.h"
 
 /* The longest frame: a GAME with a full record and the longest start FEN. */
@@ -124,6 +127,29 @@ static bool check_tuned(const ProtoPlayer *p, int i, ProtoError *err)
     return true;
 }
 
+bool proto_builtin_options(const char *options, int *threads, char *msg, size_t size)
+{
+    int n = 1;
+    for (const char *p = options; *p;) {
+        size_t len = strcspn(p, ";");
+        char item[PROTO_COMMAND_MAX + 1];
+        snprintf(item, sizeof item, "%.*s", (int)len, p);
+        char *eq = strchr(item, '=');
+        if (eq)
+            *eq = '\0';
+        if (!eq || strcasecmp(item, "Threads"))
+            return error_set(msg, size,
+                             "option.%s: the built-in engine takes option.Threads=N only", item);
+        long long v;
+        if (!numparse_int("option.Threads", eq + 1, 1, SEARCH_THREADS_MAX, &v, msg, size))
+            return false;
+        n = (int)v;
+        p += len + (p[len] == ';');
+    }
+    *threads = n;
+    return true;
+}
+
 static bool check_player(const ProtoPlayer *p, int i, ProtoError *err)
 {
     if (p->kind >= PROTO_ENGINE_KIND_NB)
@@ -145,9 +171,13 @@ static bool check_player(const ProtoPlayer *p, int i, ProtoError *err)
     if (external && (!p->command[0] || p->weights[0]))
         return ERROR_SET(err, "WORK player %d: an external engine needs a command and no weights",
                          i);
-    if (!external && (p->command[0] || p->options[0] || p->dir[0] || p->protocol))
+    if (!external && (p->command[0] || p->dir[0] || p->protocol))
         return ERROR_SET(
-            err, "WORK player %d: a built-in engine has no command, options or protocol", i);
+            err, "WORK player %d: a built-in engine has no command, directory or protocol", i);
+    int threads;
+    if (!external &&
+        !proto_builtin_options(p->options, &threads, err ? err->msg : NULL, sizeof err->msg))
+        return false;
     return check_text(p->weights, sizeof p->weights, false,
                       i ? "WORK player 1 weights" : "WORK player 0 weights", err) &&
            check_text(p->command, sizeof p->command, false, "WORK player command", err) &&

@@ -246,6 +246,11 @@ typedef struct {
 /* Clears *m and sets its type. */
 void proto_init(ProtoMsg *m, ProtoType type);
 
+/* The options of a built-in player ("Name=Value;..."): only Threads=N, N in
+ * 1..SEARCH_THREADS_MAX (the name in any case; the hash has a field of its own). *threads
+ * is the last one given, 1 for none. False with one line in msg naming the option. */
+bool proto_builtin_options(const char *options, int *threads, char *msg, size_t size);
+
 /* Range-checks every field of a message, as both encoding and decoding do. */
 bool proto_check(const ProtoMsg *m, ProtoError *err);
 

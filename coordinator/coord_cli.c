@@ -206,6 +206,9 @@ static bool engine_word(Translation *t, EngineSpec *e, const char *w, bool each)
         e->builtin = true;
         return true;
     }
+    /* cutechess's "ponder": the worker ponders with an engine that has the option */
+    if (!strcmp(w, "ponder"))
+        return add_option(e, "Ponder=true", err);
     const char *eq = strchr(w, '=');
     if (!eq)
         return ERROR_SET(err, "%s: '%s' is not key=value", opt, w);
@@ -580,9 +583,9 @@ static bool emit_engine(Translation *t, const EngineSpec *e, int p)
             return false;
     }
     if (!e->cmd[0]) {
-        if (e->proto[0] || e->options[0] || e->dir[0])
-            return ERROR_SET(t->err, "engine %d: proto, option.* and dir need cmd=", p + 1);
-        return true;
+        if (e->proto[0] || e->dir[0])
+            return ERROR_SET(t->err, "engine %d: proto and dir need cmd=", p + 1);
+        return push_side_set(t, p, "option.*", "--options", side, e->options);
     }
     return push_side(t, p, "cmd", "--cmd", side, e->cmd) &&
            push_side_set(t, p, "proto", "--proto", side, e->proto) &&

@@ -3,9 +3,10 @@
  * into the coordinator's own long options (coord_config.h), which stay valid beside it:
  *
  *   -engine name=N cmd=PROG [args=A] [dir=D] [proto=uci|uci1|ucci|xboard] [option.X=Y]...
- *           [tc=B+I] [st=S] [nodes=N] [depth=N]       (its own limits: time odds)
- *   -engine name=N builtin [weights=FILE] [tc=..] [st=..] [nodes=..] [depth=..]
+ *           [ponder] [tc=B+I] [st=S] [nodes=N] [depth=N]  (its own limits: time odds)
+ *   -engine name=N builtin [weights=FILE] [option.Threads=N] [tc=..] [st=..] [nodes=..] ..
  *   -each tc=10+0.1 | st=0.5 | nodes=N | depth=N [timemargin=MS] [proto=..] [option.X=Y]
+ *         [ponder]                                     (ponder: option.Ponder=true)
  *   -tournament round-robin|gauntlet                   (more than two engines)
  *   -openings file=F [format=epd|pgn] [order=sequential|random] [seed=S] [start=N]
  *             [plies=N]

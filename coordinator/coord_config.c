@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -148,6 +149,15 @@ static bool engine_set(const CoordConfig *c, int e)
            c->engine_depth[e];
 }
 
+/* Whether an option list holds Ponder=true (the worker then ponders: extuci.c). */
+static bool asks_ponder(const char *options)
+{
+    for (const char *p = options; *p; p += strcspn(p, ";"), p += *p == ';')
+        if (!strncasecmp(p, "Ponder=true", 11) && (p[11] == ';' || !p[11]))
+            return true;
+    return false;
+}
+
 /* The checks of engine p: its protocol, command and limits; an engine beyond the run's
  * count must have no settings at all. */
 static bool check_engine(const CoordConfig *c, int p, CoordError *err)
@@ -166,8 +176,12 @@ static bool check_engine(const CoordConfig *c, int p, CoordError *err)
                          c->proto[p]);
     if (c->cmd[p][0] && c->weights[p][0])
         return ERROR_SET(err, "player %d: an external engine (--cmd-%s) has no weights", p, sfx);
-    if (!c->cmd[p][0] && (c->proto[p][0] || c->options[p][0] || c->dir[p][0]))
-        return ERROR_SET(err, "player %d: protocol, options and directory need --cmd-%s", p, sfx);
+    if (!c->cmd[p][0] && (c->proto[p][0] || c->dir[p][0]))
+        return ERROR_SET(err, "player %d: protocol and directory need --cmd-%s", p, sfx);
+    int threads;
+    char msg[sizeof err->msg - 40];
+    if (!c->cmd[p][0] && !proto_builtin_options(c->options[p], &threads, msg, sizeof msg))
+        return ERROR_SET(err, "--options-%s: %s", sfx, msg);
     uint32_t base, inc;
     char option[32];
     snprintf(option, sizeof option, "--tc-%s", sfx);
@@ -180,6 +194,11 @@ static bool check_engine(const CoordConfig *c, int p, CoordError *err)
                          "no search limit for player %d: give --nodes, --depth, --movetime or "
                          "--tc (or its own --nodes-%s ...)",
                          p, sfx);
+    if (c->proto[p][0] && proto == PROTO_EXT_XBOARD && asks_ponder(c->options[p]))
+        return ERROR_SET(err,
+                         "player %d: the worker ponders with uci, uci1 and ucci engines only: "
+                         "leave ponder (option.Ponder) out for an xboard engine",
+                         p);
     if (c->proto[p][0] && proto == PROTO_EXT_XBOARD && lim.nodes)
         return ERROR_SET(err,
                          "player %d: xboard engines have no exact node limit: give a clock "

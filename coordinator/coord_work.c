@@ -21,13 +21,13 @@ static void fill_player(const CoordConfig *cfg, uint16_t id, int i, ProtoPlayer 
     p->tc_base_ms = lim.tc_base_ms;
     p->tc_inc_ms = lim.tc_inc_ms;
     p->margin_ms = (uint32_t)cfg->timemargin;
+    snprintf(p->options, sizeof p->options, "%s", cfg->options[i]);
     if (p->kind == PROTO_ENGINE_EXTERNAL) {
         ProtoExtProtocol proto = PROTO_EXT_UCI;
         if (cfg->proto[i][0] && !proto_ext_protocol_parse(cfg->proto[i], &proto))
             proto = PROTO_EXT_UCI;
         p->protocol = (uint8_t)proto;
         snprintf(p->command, sizeof p->command, "%s", cfg->cmd[i]);
-        snprintf(p->options, sizeof p->options, "%s", cfg->options[i]);
         snprintf(p->dir, sizeof p->dir, "%s", cfg->dir[i]);
     } else {
         snprintf(p->weights, sizeof p->weights, "%s", cfg->weights[i]);

@@ -9,6 +9,8 @@
  *     engine once; a WORK whose players name the same engine gets two processes; the
  *     pool stops its least recently used engine beyond EXTPOOL_MAX; a crash or a hang
  *     restarts just that engine.
+ *   - The built-in players' option.Threads reaches their in-process engines.
+ *   - Pondering with Ponder=true: ponderhit, a missed ponder move, a new game, idle.
  */
 #include <limits.h>
 #include <setjmp.h>
@@ -165,6 +167,128 @@ static void test_transcript_uci(void **state)
                      "quit\n");
 }
 
+/* The move of a search, as text. */
+static const char *search_move(ExtEngine *e, const char *const *moves, int nmoves,
+                               const SearchLimits *limits)
+{
+    static char mv[8];
+    SearchResult res;
+    assert_int_equal(search(e, moves, nmoves, limits, &res), GAME_SEARCH_OK);
+    move_to_text(res.best, mv);
+    return mv;
+}
+
+/* Pondering with Ponder=true (as cutechess's "ponder"): after each bestmove the engine
+ * ponders on its ponder move; the opponent's playing it is a ponderhit, whose bestmove
+ * is the answer; another move stops the pondering, drops its bestmove and searches
+ * afresh; a new game and an idle engine stop it too. Without the option: no pondering. */
+static void test_ponder(void **state)
+{
+    (void)state;
+    const char *log = scratch_path("ponder.log");
+    remove(log);
+    ExtEngineConfig cfg = config(PROTO_EXT_UCI, "ponderer", log, "Ponder=true");
+    ExtEngine *e = extengine_new(&cfg);
+    assert_non_null(e);
+    char err[512];
+    assert_true(extengine_start(e, err, sizeof err));
+    extengine_new_game(e);
+    SearchLimits l;
+    time_limits_clear(&l);
+    l.movetime = 1000;
+    const char *moves[] = {"h2e2", "h9g7", "b0c2", "h7h0"};
+    assert_string_equal(search_move(e, moves, 0, &l), "h2e2");
+    assert_string_equal(search_move(e, moves, 2, &l), "b0c2"); /* ponderhit */
+    const char *missed[] = {"h2e2", "h9g7", "b0c2", "h7h0"};
+    assert_string_equal(search_move(e, missed, 4, &l), "h2e2"); /* stop, a0a1 dropped */
+    extengine_new_game(e);
+    assert_string_equal(search_move(e, moves, 0, &l), "h2e2");
+    extengine_quiet(e);
+    extengine_quiet(e);
+    extengine_free(&e);
+    assert_string_equal(file_text("ponder.log"),
+                        "uci\n"
+                        "setoption name Ponder value true\n"
+                        "isready\n"
+                        "ucinewgame\n"
+                        "isready\n"
+                        "position fen " START "\n"
+                        "go movetime 1000\n"
+                        "position fen " START " moves h2e2 h9g7\n"
+                        "go ponder movetime 1000\n"
+                        "ponderhit\n"
+                        "position fen " START " moves h2e2 h9g7 b0c2 b9c7\n"
+                        "go ponder movetime 1000\n"
+                        "stop\n"
+                        "position fen " START " moves h2e2 h9g7 b0c2 h7h0\n"
+                        "go movetime 1000\n"
+                        "position fen " START " moves h2e2 h9g7 b0c2 h7h0 h2e2 h9g7\n"
+                        "go ponder movetime 1000\n"
+                        "stop\n"
+                        "ucinewgame\n"
+                        "isready\n"
+                        "position fen " START "\n"
+                        "go movetime 1000\n"
+                        "position fen " START " moves h2e2 h9g7\n"
+                        "go ponder movetime 1000\n"
+                        "stop\n"
+                        "quit\n");
+
+    /* without Ponder=true the ponder move is not used */
+    remove(log);
+    cfg = config(PROTO_EXT_UCI, "ponderer", log, "");
+    e = extengine_new(&cfg);
+    assert_non_null(e);
+    assert_true(extengine_start(e, err, sizeof err));
+    assert_string_equal(search_move(e, moves, 0, &l), "h2e2");
+    assert_string_equal(search_move(e, moves, 2, &l), "h2e2");
+    extengine_free(&e);
+    assert_string_equal(file_text("ponder.log"), "uci\n"
+                                                 "isready\n"
+                                                 "position fen " START "\n"
+                                                 "go movetime 1000\n"
+                                                 "position fen " START " moves h2e2 h9g7\n"
+                                                 "go movetime 1000\n"
+                                                 "quit\n");
+}
+
+/* On a clock: "go ponder" gets the engine's clock less the move's time plus the
+ * increment; after a missed ponder move, the wait for the stop comes off the clock that
+ * the fresh go sends. */
+static void test_ponder_clock(void **state)
+{
+    (void)state;
+    const char *log = scratch_path("ponder_clock.log");
+    remove(log);
+    char arg[EXT_TEXT_MAX];
+    snprintf(arg, sizeof arg, "%.600s 0.3", log);
+    ExtEngineConfig cfg = config(PROTO_EXT_UCI, "ponderer", arg, "Ponder=true");
+    ExtEngine *e = extengine_new(&cfg);
+    assert_non_null(e);
+    char err[512];
+    assert_true(extengine_start(e, err, sizeof err));
+    SearchLimits l;
+    time_limits_clear(&l);
+    l.time[RED] = l.time[BLACK] = 60000;
+    l.inc[RED] = l.inc[BLACK] = 1000;
+    const char *moves[] = {"h2e2", "h7h0"};
+    assert_string_equal(search_move(e, moves, 0, &l), "h2e2");
+    assert_string_equal(search_move(e, moves, 2, &l), "h2e2"); /* missed: stop, 0.3 s */
+    extengine_free(&e);
+    const char *text = file_text("ponder_clock.log");
+    long ponder_wtime = 0, go_wtime = 0;
+    const char *p = strstr(text, "go ponder wtime ");
+    assert_non_null(p);
+    ponder_wtime = strtol(p + 16, NULL, 10);
+    p = strstr(text, "stop\n");
+    assert_non_null(p);
+    p = strstr(p, "go wtime ");
+    assert_non_null(p);
+    go_wtime = strtol(p + 9, NULL, 10);
+    assert_in_range(ponder_wtime, 60000, 61000);
+    assert_in_range(go_wtime, 50000, 59700);
+}
+
 static void test_transcript_uci1(void **state)
 {
     (void)state;
@@ -296,6 +420,40 @@ static void test_same_engine_for_both_players(void **state)
     play_engines_free(&pe);
 }
 
+/* The built-in players' option.Threads reaches their in-process engines: set, changed
+ * by the next WORK, back to one without it; a bad value is refused with its name. */
+static void test_builtin_threads(void **state)
+{
+    (void)state;
+    PlayEngines pe;
+    play_engines_init(&pe);
+    ProtoWork w;
+    memset(&w, 0, sizeof w);
+    for (int p = 0; p < 2; p++) {
+        w.players[p].player_id = (uint16_t)p;
+        w.players[p].kind = PROTO_ENGINE_BUILTIN;
+        w.players[p].nodes = 100;
+    }
+    snprintf(w.players[0].options, sizeof w.players[0].options, "Threads=2");
+    GamePlayer players[2];
+    char err[512];
+    assert_true(play_prepare(&pe, &w, players, err, sizeof err));
+    assert_int_equal(engine_threads(pe.engine[0]), 2);
+    assert_int_equal(engine_threads(pe.engine[1]), 1);
+    snprintf(w.players[0].options, sizeof w.players[0].options, "%s", "");
+    snprintf(w.players[1].options, sizeof w.players[1].options, "threads=3");
+    assert_true(play_prepare(&pe, &w, players, err, sizeof err));
+    assert_int_equal(engine_threads(pe.engine[0]), 1);
+    assert_int_equal(engine_threads(pe.engine[1]), 3);
+    snprintf(w.players[1].options, sizeof w.players[1].options, "Threads=0");
+    assert_false(play_prepare(&pe, &w, players, err, sizeof err));
+    assert_non_null(strstr(err, "option.Threads"));
+    snprintf(w.players[1].options, sizeof w.players[1].options, "Hash=64");
+    assert_false(play_prepare(&pe, &w, players, err, sizeof err));
+    assert_non_null(strstr(err, "option.Hash"));
+    play_engines_free(&pe);
+}
+
 /* Takes the pool's engine for cfg and starts it. */
 static ExtEngine *get_started(ExtPool *pool, const ExtEngineConfig *cfg)
 {
@@ -374,6 +532,9 @@ int main(void)
         cmocka_unit_test(test_same_engine_for_both_players),
         cmocka_unit_test(test_least_recently_used_is_stopped),
         cmocka_unit_test(test_crash_and_hang_restart_just_that_engine),
+        cmocka_unit_test(test_builtin_threads),
+        cmocka_unit_test(test_ponder),
+        cmocka_unit_test(test_ponder_clock),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

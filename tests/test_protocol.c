@@ -281,7 +281,7 @@ static void expect_encode_fails(const ProtoMsg *m, const char *needle)
 }
 
 /* An external player's command, options, protocol and clock cross the wire, and the
- * combinations that make no sense are refused. */
+ * combinations that make no sense are refused; a built-in player's option.Threads. */
 static void test_external_player(void **state)
 {
     (void)state;
@@ -321,6 +321,16 @@ static void test_external_player(void **state)
     g_msg = good;
     g_msg.work.players[0].protocol = PROTO_EXT_UCCI;
     expect_encode_fails(&g_msg, "built-in engine has no command");
+    /* a built-in player takes option.Threads only, in range */
+    g_msg = good;
+    snprintf(g_msg.work.players[0].options, sizeof g_msg.work.players[0].options, "Threads=4");
+    n = encode_ok(&g_msg, g_buf);
+    assert_true(proto_decode(g_buf, n, &g_tmp, &err));
+    assert_string_equal(g_tmp.work.players[0].options, "Threads=4");
+    snprintf(g_msg.work.players[0].options, sizeof g_msg.work.players[0].options, "Threads=257");
+    expect_encode_fails(&g_msg, "option.Threads: '257' is out of range");
+    snprintf(g_msg.work.players[0].options, sizeof g_msg.work.players[0].options, "Hash=16");
+    expect_encode_fails(&g_msg, "takes option.Threads=N only");
     g_msg = good;
     g_msg.work.players[1].tc_base_ms = 0;
     expect_encode_fails(&g_msg, "increment without a clock");

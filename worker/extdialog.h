@@ -44,6 +44,8 @@ struct ExtDialog {
     bool (*fresh_process)(const ExtEngine *e);
     /* Before each game, with the engine running; a failure shows at the next search. */
     void (*new_game)(ExtEngine *e);
+    /* Ends whatever the engine does between searches (pondering); NULL: nothing. */
+    void (*quiet)(ExtEngine *e);
     /* Sends the game (start_fen + moves) and the search command for side us; false
      * with the error set. */
     bool (*go)(ExtEngine *e, const char *start_fen, const char *const *moves, int nmoves,

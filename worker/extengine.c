@@ -89,6 +89,12 @@ void extengine_new_game(void *ctx)
         e->dialog->new_game(e); /* a failure shows at the next search */
 }
 
+void extengine_quiet(ExtEngine *e)
+{
+    if (e->dialog->quiet && extproc_running(&e->proc))
+        e->dialog->quiet(e);
+}
+
 GameSearchStatus extengine_search(void *ctx, const char *start_fen, const char *const *moves,
                                   int nmoves, const SearchLimits *limits, int64_t deadline_ms,
                                   SearchResult *out)

@@ -13,7 +13,8 @@
  * An engine that dies, hangs past its deadline or breaks the protocol is killed; the
  * next search or new game starts it again, so a run goes on. An XBoard engine's
  * "resign" loses it the game. XBoard has no exact node limit: a nodes limit is not
- * sent to an XBoard engine (the coordinator and play_prepare refuse one).
+ * sent to an XBoard engine (the coordinator and play_prepare refuse one). A UCI or UCCI
+ * engine with Ponder=true among its options ponders between its moves, as in cutechess.
  */
 #ifndef CHUHE_WORKER_EXTENGINE_H
 #define CHUHE_WORKER_EXTENGINE_H
@@ -57,6 +58,9 @@ GameSearchStatus extengine_search(void *ctx, const char *start_fen, const char *
                                   int nmoves, const SearchLimits *limits, int64_t deadline_ms,
                                   SearchResult *out);
 void extengine_new_game(void *ctx);
+/* Stops a running engine's pondering (UCI and UCCI with Ponder=true among the options:
+ * extuci.c), so that an engine the pool keeps idle takes no CPU. */
+void extengine_quiet(ExtEngine *e);
 
 /* How often the process was (re)started, and what killed earlier ones. */
 uint64_t extengine_starts(const ExtEngine *e);

@@ -366,6 +366,7 @@ const ExtDialog extxboard_dialog = {
     .handshake = xb_handshake,
     .fresh_process = xb_fresh_process,
     .new_game = xb_new_game,
+    .quiet = NULL,
     .go = xb_go,
     .answer = xb_answer,
 };

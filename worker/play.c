@@ -85,7 +85,8 @@ static bool ready_external(PlayEngines *pe, int p, const ProtoPlayer *pl, char *
     return extengine_start(pe->ext[p], err, size);
 }
 
-/* Gives engine p the weights path wants. The built-in weights come back with a fresh
+/* Gives engine p the weights, hash, threads (option.Threads) and search constants pl
+ * wants. The built-in weights come back with a fresh
  * engine, the facade having no call to restore them. */
 static bool ready_engine(PlayEngines *pe, int p, const ProtoPlayer *pl, char *err, size_t size)
 {
@@ -100,6 +101,14 @@ static bool ready_engine(PlayEngines *pe, int p, const ProtoPlayer *pl, char *er
     size_t mb = pl->hash_mb ? pl->hash_mb : ENGINE_HASH_DEFAULT_MB;
     if ((size_t)engine_hash_mb(pe->engine[p]) != mb && !engine_set_hash(pe->engine[p], mb))
         return error_set(err, size, "cannot allocate a %zu MB hash", mb);
+    int threads;
+    char msg[200];
+    if (!proto_builtin_options(pl->options, &threads, msg, sizeof msg))
+        return error_set(err, size, "player %u: %s", pl->player_id, msg);
+    if (engine_threads(pe->engine[p]) != threads &&
+        !engine_set_threads(pe->engine[p], threads, msg, sizeof msg))
+        return error_set(err, size, "player %u: option.Threads=%d: %s", pl->player_id, threads,
+                         msg);
     if (strcmp(pe->weights[p], pl->weights)) {
         WeightsError werr;
         if (!engine_load_weights(pe->engine[p], pl->weights, &werr))
@@ -138,7 +147,8 @@ static bool twins(const ProtoPlayer *a, const ProtoPlayer *b)
     return a->kind == PROTO_ENGINE_BUILTIN && b->kind == PROTO_ENGINE_BUILTIN && a->nodes > 0 &&
            a->nodes == b->nodes && a->depth == b->depth && a->movetime_ms == b->movetime_ms &&
            a->tc_base_ms == b->tc_base_ms && a->tc_inc_ms == b->tc_inc_ms &&
-           a->hash_mb == b->hash_mb && !strcmp(a->weights, b->weights) && same_tuned(a, b);
+           a->hash_mb == b->hash_mb && !strcmp(a->weights, b->weights) &&
+           !strcmp(a->options, b->options) && same_tuned(a, b);
 }
 
 /* A twin's move: the game position, searched with a node count of the game's stream. */
@@ -193,7 +203,10 @@ bool play_repeats(const PlayEngines *pe, const GameRecord *rec)
 bool play_prepare(PlayEngines *pe, const ProtoWork *w, GamePlayer players[2], char *err,
                   size_t size)
 {
-    /* the engines of the last WORK are the pool's again */
+    /* the engines of the last WORK are the pool's again, and idle there */
+    for (int p = 0; p < 2; p++)
+        if (pe->ext[p])
+            extengine_quiet(pe->ext[p]);
     pe->ext[0] = pe->ext[1] = NULL;
     for (int p = 0; p < 2; p++) {
         const ProtoPlayer *pl = &w->players[p];

@@ -121,8 +121,9 @@ section "a run extended by a restart"
 
 # ---- C: a worker rank killed with SIGKILL ----
 run=$tmp/c.h5
-# games count once flushed (every 2 s): a run long enough to be killed in its middle
-start_coord c 'tcp://127.0.0.1:*' --games 16 --out "$run" --nodes "$nodes_c" --max-plies 150 \
+# games count once flushed (every 2 s): a run long enough to be killed in its middle on
+# an idle machine too (16 games were all stored before the first count was seen)
+start_coord c 'tcp://127.0.0.1:*' --games 48 --out "$run" --nodes "$nodes_c" --max-plies 150 \
     --random-plies 6 --heartbeat-timeout 2 --drain-timeout 10
 cep=$ep
 workers cw1 "$cep" &
@@ -136,7 +137,7 @@ for i in $(seq 600); do
 done
 [ -n "$victim" ] && kill -KILL "$victim"
 wait_for "$mpid" 30
-[ -n "$victim" ] && [ $rc -ne 0 ] && [ "$(games_of c)" -lt 16 ]
+[ -n "$victim" ] && [ $rc -ne 0 ] && [ "$(games_of c)" -lt 48 ]
 check "killing rank 0 (pid ${victim:-?}) with SIGKILL mid-run aborts the MPI job" $? \
     "$(cat "$tmp/cw1.err")"
 
@@ -153,8 +154,8 @@ wait_for "$cpid" 20
 [ $wrc -eq 0 ] && [ $rc -eq 0 ] && grep -q '"status":"complete"' "$tmp/c.out"
 check "a fresh MPI job completes the run" $? "$(cat "$tmp/cw2.err" "$tmp/c.err")"
 
-verify_pairs "$run" 16 8
-check "after the kill: 16 games in 8 pairs, no duplicates, all valid" $? "$tmp/verify.txt"
+verify_pairs "$run" 48 24
+check "after the kill: 48 games in 24 pairs, no duplicates, all valid" $? "$tmp/verify.txt"
 
 section "a worker rank killed"
 

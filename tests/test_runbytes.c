@@ -84,6 +84,16 @@ static bool in_chunk(const Spans *s, uint64_t at)
  * keeps the sanitizer build within seconds (the fuzz harness covers the rest there). */
 #if defined(__SANITIZE_ADDRESS__)
 enum { SAN_STRIDE = 16 };
+/* As the metadata fuzz harness runs (tests/fuzz/run): a refused damaged file leaves
+ * HDF5's half-open objects behind and the children exit without shutting HDF5 down, so
+ * no leak check; a huge allocation fails as malloc does; libhdf5's own over-reads of
+ * damaged messages are suppressed (tests/fuzz/runmeta.supp). */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+    return "detect_leaks=0:allocator_may_return_null=1:max_allocation_size_mb=1024:"
+           "suppressions=tests/fuzz/runmeta.supp";
+}
 #else
 enum { SAN_STRIDE = 1 };
 #endif
@@ -180,6 +190,9 @@ static bool child_ok(int status, const char *errpath, char *why, size_t size)
         line[0] = '\0';
     if (f)
         fclose(f);
+    /* AddressSanitizer warns on stderr where it refuses a huge request (malloc fails) */
+    if (SAN_STRIDE > 1 && strstr(line, "AddressSanitizer failed to allocate"))
+        line[0] = '\0';
     if (WIFSIGNALED(status))
         snprintf(why, size, "killed by signal %d%s", WTERMSIG(status),
                  WTERMSIG(status) == SIGALRM ? " (hung)" : "");
@@ -226,7 +239,7 @@ static void test_metadata_flips(void **state)
                 print_error("byte %zu flipped: %s\n", at, why);
     }
     print_message("%d metadata bytes flipped, %d failures\n", flipped, failed);
-    assert_true(flipped > 3000);
+    assert_true(flipped > 3000 / SAN_STRIDE);
     assert_int_equal(failed, 0);
     free(buf);
 }

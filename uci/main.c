@@ -32,11 +32,6 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    Uci uci;
-    if (!uci_init(&uci, stdout)) {
-        fprintf(stderr, "chuhe-engine: out of memory\n");
-        return 1;
-    }
     if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         usage(stdout);
         return outpath_finish_stdout("chuhe-engine", 0);
@@ -44,6 +39,11 @@ int main(int argc, char **argv)
     if (argc == 2 && !strcmp(argv[1], "--version")) {
         printf("chuhe-engine %s\n", CHUHE_VERSION);
         return outpath_finish_stdout("chuhe-engine", 0);
+    }
+    Uci uci;
+    if (!uci_init(&uci, stdout)) {
+        fprintf(stderr, "chuhe-engine: out of memory\n");
+        return 1;
     }
     if (argc > 1) {
         size_t len = 1;

@@ -4,7 +4,7 @@
  * error, normalized Elo, LOS, the draw ratio, the generalized SPRT (logistic and
  * normalized models), the report text shared by the live progress line and the final
  * report, and the SPRT text every program reads. Pure computation: no I/O except into
- * caller buffers. (The `stats` subcommand's arguments: coordinator/statscmd.h.)
+ * caller buffers. (The `stats` subcommand's arguments: coordinator/coord_statscmd.h.)
  *
  * Everything is counted from engine A's view. Games come in pairs (one opening, colours
  * swapped); a pair is counted once both of its games have finished:

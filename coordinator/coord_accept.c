@@ -112,9 +112,9 @@ AcceptVerdict coord_accept_game(const CoordConfig *cfg, RunFile *rf, Schedule *s
     if (runfile_find_game(rf, g->pair_id, g->game_in_pair, game_id))
         return ACCEPT_DUPLICATE;
     AcceptVerdict verdict = ACCEPT_STORE;
-    Pair *p = sched_pair(sched, g->pair_id);
+    Pair *p = coord_sched_pair(sched, g->pair_id);
     if (!p) {
-        if (!sched_can_adopt(sched, g->pair_id))
+        if (!coord_sched_can_adopt(sched, g->pair_id))
             return reject(why, size, "pair %llu was not handed out in this run",
                           (unsigned long long)g->pair_id);
         verdict = ACCEPT_ADOPT; /* a result from before a coordinator restart */
@@ -122,11 +122,11 @@ AcceptVerdict coord_accept_game(const CoordConfig *cfg, RunFile *rf, Schedule *s
         return reject(why, size, "pair %llu was dropped", (unsigned long long)g->pair_id);
     }
     SchedError serr;
-    const Opening *op = sched_opening(sched, g->pair_id, &serr);
+    const Opening *op = coord_sched_opening(sched, g->pair_id, &serr);
     if (!op)
         return reject(why, size, "%s", serr.msg);
     int engine[2];
-    sched_pair_engines(sched, g->pair_id, &engine[0], &engine[1]);
+    coord_sched_pair_engines(sched, g->pair_id, &engine[0], &engine[1]);
     if (!plays_opening(&g->rec, op, why, size) ||
         !within_settings(g, cfg, engine[player_to_move(g)], why, size))
         return ACCEPT_REJECT;

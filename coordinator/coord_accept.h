@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "coord_config.h"
-#include "sched.h"
+#include "coord_sched.h"
 #include "contracts/protocol.h"
 #include "contracts/runfile.h"
 
@@ -21,7 +21,7 @@ typedef enum { ACCEPT_STORE, ACCEPT_ADOPT, ACCEPT_DUPLICATE, ACCEPT_REJECT } Acc
 
 /*
  * Judges g. ACCEPT_STORE: store it; ACCEPT_ADOPT: store it and adopt its pair
- * (sched_adopt) first; ACCEPT_DUPLICATE: stored before as *game_id; ACCEPT_REJECT: why
+ * (coord_sched_adopt) first; ACCEPT_DUPLICATE: stored before as *game_id; ACCEPT_REJECT: why
  * says why. Generates the pair's opening when needed. A game to store leaves the
  * position before each of its plies in boards (g->rec.nplies entries), packed by the
  * replay that validated it, for runfile_append_validated.

@@ -13,7 +13,7 @@
 
 struct AckLog {
     FILE *f;
-    bool created; /* the file did not exist before acklog_open */
+    bool created; /* the file did not exist before coord_acklog_open */
     char path[COORD_PATH_MAX];
 };
 
@@ -34,7 +34,7 @@ static bool put_line(AckLog *l, const char *line, char *err, size_t size)
     return true;
 }
 
-AckLog *acklog_open(const char *path, char *err, size_t size)
+AckLog *coord_acklog_open(const char *path, char *err, size_t size)
 {
     AckLog *l = calloc(1, sizeof *l);
     if (!l) {
@@ -52,7 +52,7 @@ AckLog *acklog_open(const char *path, char *err, size_t size)
     return l;
 }
 
-bool acklog_begin(AckLog *l, uint64_t run_id, uint64_t games, char *err, size_t size)
+bool coord_acklog_begin(AckLog *l, uint64_t run_id, uint64_t games, char *err, size_t size)
 {
     char line[160];
     snprintf(line, sizeof line,
@@ -61,7 +61,7 @@ bool acklog_begin(AckLog *l, uint64_t run_id, uint64_t games, char *err, size_t 
     return put_line(l, line, err, size);
 }
 
-void acklog_discard(AckLog **lp)
+void coord_acklog_discard(AckLog **lp)
 {
     AckLog *l = *lp;
     if (!l)
@@ -73,7 +73,7 @@ void acklog_discard(AckLog **lp)
     *lp = NULL;
 }
 
-bool acklog_ack(AckLog *l, const ProtoAck *a, const char *worker, char *err, size_t size)
+bool coord_acklog_ack(AckLog *l, const ProtoAck *a, const char *worker, char *err, size_t size)
 {
     char line[640];
     size_t n =
@@ -91,7 +91,7 @@ bool acklog_ack(AckLog *l, const ProtoAck *a, const char *worker, char *err, siz
     return put_line(l, line, err, size);
 }
 
-bool acklog_close(AckLog **lp, bool clean, uint64_t games, char *err, size_t size)
+bool coord_acklog_close(AckLog **lp, bool clean, uint64_t games, char *err, size_t size)
 {
     AckLog *l = *lp;
     if (!l)

@@ -27,20 +27,20 @@ typedef struct AckLog AckLog;
 
 /* Opens path for appending (before the run file exists, so that a log that cannot be
  * opened stops a start before anything is written); NULL with a message in err. */
-AckLog *acklog_open(const char *path, char *err, size_t size);
+AckLog *coord_acklog_open(const char *path, char *err, size_t size);
 
 /* Writes the "open" line of a session of run run_id that starts with games stored. */
-bool acklog_begin(AckLog *l, uint64_t run_id, uint64_t games, char *err, size_t size);
+bool coord_acklog_begin(AckLog *l, uint64_t run_id, uint64_t games, char *err, size_t size);
 
-/* Closes a log whose session never started, removing the file if acklog_open made it. */
-void acklog_discard(AckLog **l);
+/* Closes a log whose session never started, removing the file if coord_acklog_open made it. */
+void coord_acklog_discard(AckLog **l);
 
 /* Writes the line of one ACK sent to worker (a name for the log). False when the line
  * could not be written (err says why). */
-bool acklog_ack(AckLog *l, const ProtoAck *a, const char *worker, char *err, size_t size);
+bool coord_acklog_ack(AckLog *l, const ProtoAck *a, const char *worker, char *err, size_t size);
 
 /* Closes; *l becomes NULL. With clean (the session ends well, every ACK logged), the
  * "close" line with the games stored goes first. False when a write failed. */
-bool acklog_close(AckLog **l, bool clean, uint64_t games, char *err, size_t size);
+bool coord_acklog_close(AckLog **l, bool clean, uint64_t games, char *err, size_t size);
 
 #endif

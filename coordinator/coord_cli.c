@@ -10,7 +10,7 @@
 #include "coord_options.h"
 #include "error.h"
 #include "numparse.h"
-#include "tournament.h"
+#include "coord_tournament.h"
 
 enum { MAX_OUT = 256 };
 
@@ -312,10 +312,10 @@ static bool opt_tournament(Translation *t, const char *opt, char **w, int n)
     if (!val)
         return false;
     TourKind kind;
-    if (!tournament_kind_parse(val, &kind))
+    if (!coord_tournament_kind_parse(val, &kind))
         return ERROR_SET(t->err, "-tournament: '%s' is not round-robin (roundrobin) or gauntlet",
                          val);
-    t->tournament = tournament_kind_name(kind);
+    t->tournament = coord_tournament_kind_name(kind);
     return true;
 }
 
@@ -618,7 +618,7 @@ static bool finish(Translation *t)
 {
     TourKind kind = TOUR_ROUNDROBIN;
     if (t->tournament)
-        tournament_kind_parse(t->tournament, &kind);
+        coord_tournament_kind_parse(t->tournament, &kind);
     if (!push_games(t))
         return false;
     if (t->spsa)
@@ -629,7 +629,7 @@ static bool finish(Translation *t)
         char count[16];
         snprintf(count, sizeof count, "%d", t->nengines);
         if (!push_said(t, "-engine", "--engines", count) ||
-            !push_said(t, "-tournament", "--tournament", tournament_kind_name(kind)))
+            !push_said(t, "-tournament", "--tournament", coord_tournament_kind_name(kind)))
             return false;
     }
     if (t->nengines == 0 && (t->each.cmd[0] || t->each.options[0] || t->each.proto[0]))

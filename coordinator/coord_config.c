@@ -17,8 +17,8 @@
 #include "error.h"
 #include "numparse.h"
 #include "outpath.h"
-#include "spsa.h"
-#include "tournament.h"
+#include "coord_spsa.h"
+#include "coord_tournament.h"
 
 void coord_config_defaults(CoordConfig *c)
 {
@@ -214,7 +214,7 @@ static bool check(const CoordConfig *c, CoordError *err)
     bool has_sprt;
     if (!coord_config_parse_sprt(c->sprt, &sp, &has_sprt, err))
         return false;
-    if (!spsa_check_config(c, err))
+    if (!coord_spsa_check_config(c, err))
         return false;
     if (has_sprt && c->engines != 2)
         return ERROR_SET(err,
@@ -222,7 +222,7 @@ static bool check(const CoordConfig *c, CoordError *err)
                          "gauntlet has no single test to decide)",
                          c->engines);
     TourKind kind;
-    if (c->tournament[0] && !tournament_kind_parse(c->tournament, &kind))
+    if (c->tournament[0] && !coord_tournament_kind_parse(c->tournament, &kind))
         return ERROR_SET(err, "--tournament: '%s' is not roundrobin or gauntlet", c->tournament);
     uint32_t base, inc;
     if (!coord_config_parse_tc("--tc", c->tc, &base, &inc, err))
@@ -410,9 +410,9 @@ static bool target_from_rounds(CoordConfig *c, const CoordGiven *given, CoordErr
     if (coord_options_given(given, "--games"))
         return ERROR_SET(err, "--games and -rounds/-games both set the game target: give one");
     TourKind kind = TOUR_ROUNDROBIN;
-    if (c->tournament[0] && !tournament_kind_parse(c->tournament, &kind))
+    if (c->tournament[0] && !coord_tournament_kind_parse(c->tournament, &kind))
         return ERROR_SET(err, "--tournament: '%s' is not roundrobin or gauntlet", c->tournament);
-    uint64_t pairings = tournament_pairings(kind, c->engines);
+    uint64_t pairings = coord_tournament_pairings(kind, c->engines);
     uint64_t rounds = c->rounds ? c->rounds : 1, games = c->round_games ? c->round_games : 2;
     uint64_t total;
     if (!pairings || __builtin_mul_overflow(rounds, games, &total) ||
@@ -437,7 +437,7 @@ bool coord_config_finish_new(CoordConfig *c, const CoordGiven *given, CoordError
     if (c->engines > 2 && !c->tournament[0])
         snprintf(c->tournament, sizeof c->tournament, "roundrobin");
     if (!absolute_paths(c, err) || !target_from_rounds(c, given, err) ||
-        !spsa_finish_config(c, err))
+        !coord_spsa_finish_config(c, err))
         return false;
     return check(c, err);
 }

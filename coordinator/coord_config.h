@@ -82,7 +82,7 @@ typedef struct {
     char tc[32];                     /* "BASE+INC" seconds, "" for none */
     int timemargin;                  /* ms of overrun before a time forfeit */
     char sprt[128];                  /* "elo0=X elo1=Y [alpha=A] [beta=B] [model=M]"; "" none */
-    char spsa[COORD_PATH_MAX + 256]; /* "params=FILE pairs=N A=.. ..." (spsa.h); "" none */
+    char spsa[COORD_PATH_MAX + 256]; /* "params=FILE pairs=N A=.. ..." (coord_spsa.h); "" none */
     int max_plies;
     int resign_moves, resign_score;
     int draw_after, draw_moves, draw_score;

@@ -74,7 +74,7 @@ static LivePoint point_of(const RunStats *st, const RunStatsContext *cx)
         p.elo_error = est.elo_error;
     }
     if (st->has_sprt)
-        runstats_sprt(st, &p.llr);
+        coord_runstats_sprt(st, &p.llr);
     return p;
 }
 
@@ -106,7 +106,7 @@ void coord_live_publish(CoordLive *live, const RunStats *st, const RunStatsConte
     const char *run = live->run ? live->run : "";
     strbuf_printf(&members, "%s%s%s", run, run[0] && extra && extra[0] ? "," : "",
                   extra ? extra : "");
-    runstats_json(st, cx, "progress", strbuf_text(&members), true, &json);
+    coord_runstats_json(st, cx, "progress", strbuf_text(&members), true, &json);
     LivePoint p = point_of(st, cx);
     char *old;
     pthread_mutex_lock(&live->lock);

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runstats.h"
+#include "coord_runstats.h"
 
 enum { COORD_LIVE_HISTORY_MAX = 2000 };
 
@@ -32,7 +32,7 @@ void coord_live_free(CoordLive **live);
 void coord_live_set_run(CoordLive *live, uint64_t run_id, const char *path);
 
 /*
- * Publishes the run's state: the object of the --json progress line (runstats_json,
+ * Publishes the run's state: the object of the --json progress line (coord_runstats_json,
  * with the summary's endings, ranking, crosstable and pairings added) and one chart
  * point (games, Elo and its error, LLR). extra holds more JSON members for the status
  * (NULL: none): the hook through which other state reaches the page, such as a tuner's

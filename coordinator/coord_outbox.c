@@ -45,7 +45,7 @@ static bool ack_logged(CoordHub *h, int i, const ProtoAck *a)
 {
     CoordOutbox *o = &h->out;
     char err[COORD_PATH_MAX + 64];
-    if (!o->acklog || acklog_ack(o->acklog, a, h->workers.items[i].name, err, sizeof err))
+    if (!o->acklog || coord_acklog_ack(o->acklog, a, h->workers.items[i].name, err, sizeof err))
         return true;
     coord_log("%s; stopping", err);
     o->failed = true;
@@ -83,7 +83,7 @@ void coord_outbox_send(CoordHub *h, int i, const ProtoMsg *m)
     if (m->type == PROTO_ACK) {
         if (!ack_logged(h, i, &m->ack))
             return;
-        limits_acked(&h->workers.items[i].limits, m->ack.pair_id, m->ack.game_in_pair);
+        coord_quota_acked(&h->workers.items[i].limits, m->ack.pair_id, m->ack.game_in_pair);
     }
     send_frame(h, i, h->buf, len);
 }
@@ -130,7 +130,7 @@ bool coord_outbox_commit_due(const CoordHub *h)
     if (!o->dirty)
         return o->nheld > 0;
     return o->pending >= COORD_OUTBOX_GAMES ||
-           h->now - o->first_pending_at >= COORD_OUTBOX_SECONDS || sched_finished(h->run->sched);
+           h->now - o->first_pending_at >= COORD_OUTBOX_SECONDS || coord_sched_finished(h->run->sched);
 }
 
 double coord_outbox_commit_at(const CoordHub *h)
@@ -188,7 +188,7 @@ void coord_outbox_commit(CoordHub *h)
     for (size_t k = 0; k < o->nheld; k++) {
         CoordHeldAck *d = &o->held[k];
         if (!o->failed && ack_logged(h, d->worker, &d->ack)) {
-            limits_acked(&h->workers.items[d->worker].limits, d->ack.pair_id, d->ack.game_in_pair);
+            coord_quota_acked(&h->workers.items[d->worker].limits, d->ack.pair_id, d->ack.game_in_pair);
             send_frame(h, d->worker, d->frame, d->len);
         }
         free(d->frame);

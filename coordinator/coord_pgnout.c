@@ -11,7 +11,7 @@
 
 #include "coord_log.h"
 #include "error.h"
-#include "export.h"
+#include "coord_export.h"
 
 struct CoordPgnOut {
     int fd;
@@ -96,7 +96,7 @@ CoordPgnOut *coord_pgnout_open(const char *path, RunFile *rf, CoordError *err)
     snprintf(p->path, sizeof p->path, "%s", path);
     p->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     char event[64];
-    export_pgn_event(rf, event, sizeof event);
+    coord_export_pgn_event(rf, event, sizeof event);
     if (p->fd < 0) {
         ERROR_SET(err, "-pgnout %s: %s", path, strerror(errno));
     } else if (scan(p, event, err)) {
@@ -154,7 +154,7 @@ bool coord_pgnout_sync(CoordPgnOut *p, RunFile *rf)
     RunError err;
     err.msg[0] = '\0';
     bool ok = (p->ends_blank || fputc('\n', mem) != EOF) &&
-              export_pgn(rf, p->games, stored - p->games, true, mem, &st, &err);
+              coord_export_pgn(rf, p->games, stored - p->games, true, mem, &st, &err);
     if (fclose(mem) != 0)
         ok = false;
     char why[sizeof err.msg];

@@ -8,7 +8,7 @@
 #include "coord_options.h"
 #include "error.h"
 #include "textesc.h"
-#include "tournament.h"
+#include "coord_tournament.h"
 
 /* Whether o is stored: a run setting, not the --weights shorthand. */
 static bool stored_setting(const CoordOpt *o)
@@ -246,7 +246,7 @@ static void run_kind(const CoordConfig *c, char *buf, size_t size)
         snprintf(buf, size, "an SPSA run");
     else if (c->engines > 2)
         snprintf(buf, size, "a %s of %d engines",
-                 tournament_kind_parse(c->tournament, &kind) && kind == TOUR_GAUNTLET
+                 coord_tournament_kind_parse(c->tournament, &kind) && kind == TOUR_GAUNTLET
                      ? "gauntlet"
                      : "round robin",
                  c->engines);

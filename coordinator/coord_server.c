@@ -15,8 +15,8 @@
 #include "coord_log.h"
 #include "coord_signal.h"
 #include "coord_store.h"
-#include "coord_work.h"
-#include "spsa_report.h"
+#include "coord_dispatch.h"
+#include "coord_spsa_report.h"
 #include "timeman.h"
 
 enum {
@@ -75,7 +75,7 @@ static long recv_body(CoordHub *h, bool *more, char key[KEYS_Z85_LEN + 1])
 
 static void on_heartbeat(CoordHub *h, int i)
 {
-    if (sched_finished(h->run->sched) && !h->out.stalled) {
+    if (coord_sched_finished(h->run->sched) && !h->out.stalled) {
         coord_outbox_send_simple(h, i, PROTO_DONE);
         return;
     }
@@ -95,7 +95,7 @@ static void dispatch(CoordHub *h, int i)
         coord_workers_hello(w, &h->msg->hello);
         break;
     case PROTO_WORK_REQUEST:
-        coord_work_request(h, i);
+        coord_dispatch_request(h, i);
         break;
     case PROTO_GAME:
         coord_store_game(h, i);
@@ -200,17 +200,17 @@ static void progress(CoordHub *h)
         strbuf_init(&json);
         strbuf_init(&spsa);
         if (h->run->spsa)
-            spsa_report_json(h->run->spsa, &spsa);
-        runstats_json(h->run->stats, &cx, "progress", h->run->spsa ? strbuf_text(&spsa) : NULL,
+            coord_spsa_report_json(h->run->spsa, &spsa);
+        coord_runstats_json(h->run->stats, &cx, "progress", h->run->spsa ? strbuf_text(&spsa) : NULL,
                       false, &json);
         printf("%s\n", strbuf_text(&json));
         fflush(stdout);
         strbuf_free(&json);
         strbuf_free(&spsa);
     }
-    runstats_progress_text(h->run->stats, &cx, line, sizeof line);
+    coord_runstats_progress_text(h->run->stats, &cx, line, sizeof line);
     if (h->run->spsa)
-        spsa_report_progress(h->run->spsa, line, sizeof line);
+        coord_spsa_report_progress(h->run->spsa, line, sizeof line);
     coord_log_progress(line);
     /* the live page; other state for it (an SPSA run's parameters) goes in for NULL */
     if (h->run->live)
@@ -221,7 +221,7 @@ static void progress(CoordHub *h)
  * from the start, after REJOIN_SECONDS), or the drain time is over. */
 static bool drained(CoordHub *h)
 {
-    if (!sched_finished(h->run->sched) || h->out.stalled)
+    if (!coord_sched_finished(h->run->sched) || h->out.stalled)
         return false;
     if (h->finished_at < 0) {
         h->finished_at = h->now;
@@ -394,7 +394,7 @@ CoordHub *coord_server_open(const CoordConfig *cfg)
     h->sigfd = coord_signals_install();
     char err[COORD_PATH_MAX + 64];
     bool ok = true;
-    if (cfg->ack_log[0] && !(h->out.acklog = acklog_open(cfg->ack_log, err, sizeof err))) {
+    if (cfg->ack_log[0] && !(h->out.acklog = coord_acklog_open(cfg->ack_log, err, sizeof err))) {
         coord_log("%s", err);
         ok = false;
     }
@@ -421,7 +421,7 @@ void coord_server_abandon(CoordHub **hp)
 {
     if (!*hp)
         return;
-    acklog_discard(&(*hp)->out.acklog);
+    coord_acklog_discard(&(*hp)->out.acklog);
     server_free(hp);
 }
 
@@ -429,12 +429,12 @@ ServeStatus coord_server_run(CoordHub **hp, CoordRun *run, int *signo, int *work
 {
     CoordHub *h = *hp;
     h->run = run;
-    h->complete_at_start = sched_finished(run->sched);
+    h->complete_at_start = coord_sched_finished(run->sched);
     h->now = now_s();
     *signo = 0;
     ServeStatus status = SERVE_FAILED;
     char err[COORD_PATH_MAX + 64];
-    if (h->out.acklog && !acklog_begin(h->out.acklog, runfile_run_id(run->rf),
+    if (h->out.acklog && !coord_acklog_begin(h->out.acklog, runfile_run_id(run->rf),
                                        runfile_game_count(run->rf), err, sizeof err)) {
         coord_log("%s", err);
         h->out.failed = true;
@@ -460,7 +460,7 @@ ServeStatus coord_server_run(CoordHub **hp, CoordRun *run, int *signo, int *work
     if (status != SERVE_FAILED)
         progress(h);
     coord_log_progress_end();
-    if (h->out.acklog && !acklog_close(&h->out.acklog, !h->out.failed,
+    if (h->out.acklog && !coord_acklog_close(&h->out.acklog, !h->out.failed,
                                        runfile_flushed_game_count(run->rf), err, sizeof err)) {
         coord_log("%s", err);
         h->out.failed = true;

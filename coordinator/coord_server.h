@@ -12,7 +12,7 @@
  *
  * Who may connect is coord_auth's business (CURVE and its ZAP handler, polled in the same
  * loop; SIGHUP reads the allow-list again when keys are on, and stops the coordinator
- * otherwise). Every message first passes its worker's limits (limits.h: a rate limit,
+ * otherwise). Every message first passes its worker's limits (coord_quota.h: a rate limit,
  * and no new pair for a worker holding --max-inflight pairs unacknowledged).
  *
  * A flush that fails (a full disk, a quota, a file size limit) stalls the server instead
@@ -30,8 +30,8 @@
 #include "coord_config.h"
 #include "coord_live.h"
 #include "coord_pgnout.h"
-#include "sched.h"
-#include "runstats.h"
+#include "coord_sched.h"
+#include "coord_runstats.h"
 #include "contracts/runfile.h"
 
 typedef struct Spsa Spsa;
@@ -43,7 +43,7 @@ typedef struct {
     RunStats *stats;
     uint16_t players[COORD_MAX_ENGINES]; /* run file player id of each engine */
     CoordLive *live; /* the live page's snapshot, published with each progress line; NULL: none */
-    Spsa *spsa;      /* an SPSA run's state (spsa.h); NULL for others */
+    Spsa *spsa;      /* an SPSA run's state (coord_spsa.h); NULL for others */
     CoordPgnOut *pgnout; /* -pgnout, appended after each flush; NULL: none */
 } CoordRun;
 

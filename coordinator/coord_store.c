@@ -7,7 +7,7 @@
 #include "coord_accept.h"
 #include "coord_hub.h"
 #include "coord_log.h"
-#include "spsa.h"
+#include "coord_spsa.h"
 
 static void send_ack(CoordHub *h, int i, const ProtoGame *g, ProtoAckStatus status, uint64_t id)
 {
@@ -38,14 +38,14 @@ static void reject(CoordHub *h, int i, const ProtoGame *g, const char *why)
               (unsigned long long)g->pair_id, w->name, g->worker_rank, why);
     run->stats->rejected++;
     w->rejected++;
-    if (sched_game_rejected(run->sched, g->pair_id)) {
+    if (coord_sched_game_rejected(run->sched, g->pair_id)) {
         coord_log("pair %llu dropped after %d rejected games", (unsigned long long)g->pair_id,
                   SCHED_MAX_REJECTS);
         /* SPSA applies updates in pair order: without this pair's, none follows */
         if (run->spsa) {
             coord_log("SPSA: no update from pair %llu, so none after it: no new pairs",
                       (unsigned long long)g->pair_id);
-            sched_stop(run->sched);
+            coord_sched_stop(run->sched);
         }
     }
     send_ack(h, i, g, PROTO_ACK_REJECTED, 0);
@@ -58,7 +58,7 @@ static bool append(CoordHub *h, int i, const ProtoGame *g, const PackedPos *boar
 {
     CoordRun *run = h->run;
     int engine[2]; /* the pair's engines; engine[0] has Red in game 0, Black in game 1 */
-    sched_pair_engines(run->sched, g->pair_id, &engine[0], &engine[1]);
+    coord_sched_pair_engines(run->sched, g->pair_id, &engine[0], &engine[1]);
     int red = engine[g->game_in_pair], black = engine[1 - g->game_in_pair];
     RunError rerr;
     if (runfile_append_validated(run->rf, &g->rec, boards, g->pair_id, g->game_in_pair,
@@ -85,21 +85,21 @@ static void count(CoordHub *h, const CoordUnflushedGame *u)
     if (!g)
         return;
     w->stored++;
-    runstats_worker_game(run->stats, w->hello ? w->host : "?", g->worker_rank, (Reason)g->reason);
-    if (runstats_add_stored(run->stats, run->rf, u->id, u->nodes, true, NULL)) {
+    coord_runstats_worker_game(run->stats, w->hello ? w->host : "?", g->worker_rank, (Reason)g->reason);
+    if (coord_runstats_add_stored(run->stats, run->rf, u->id, u->nodes, true, NULL)) {
         double llr;
-        SprtState ss = runstats_sprt(run->stats, &llr);
+        SprtState ss = coord_runstats_sprt(run->stats, &llr);
         if (ss != SPRT_CONTINUE && !run->sched->stopped) {
             char text[160];
             sprt_format(text, sizeof text, &run->stats->sprt, llr);
             coord_log("SPRT: %s: %s; no new pairs, the workers finish their games", text,
                       sprt_state_name(ss));
-            sched_stop(run->sched);
+            coord_sched_stop(run->sched);
         }
     }
     if (h->cfg->rating_interval > 0 && run->stats->games % (uint64_t)h->cfg->rating_interval == 0) {
         char text[1024];
-        runstats_rating_text(run->stats, text, sizeof text);
+        coord_runstats_rating_text(run->stats, text, sizeof text);
         coord_log("after %llu games: %s", (unsigned long long)run->stats->games, text);
     }
 }
@@ -118,7 +118,7 @@ void coord_store_game(CoordHub *h, int i)
                       held_back ? " (and more lines like this)" : "");
         return;
     }
-    Pair *held = sched_pair(run->sched, g->pair_id);
+    Pair *held = coord_sched_pair(run->sched, g->pair_id);
     if (held && held->state == PAIR_ASSIGNED && held->worker == i)
         held->received++;
 
@@ -143,7 +143,7 @@ void coord_store_game(CoordHub *h, int i)
     if (v == ACCEPT_ADOPT) {
         coord_log("pair %llu adopted from %s (handed out before a restart)",
                   (unsigned long long)g->pair_id, w->name);
-        sched_adopt(run->sched, g->pair_id, i, h->now);
+        coord_sched_adopt(run->sched, g->pair_id, i, h->now);
         if (w->pair < 0)
             w->pair = (int64_t)g->pair_id;
     }
@@ -158,8 +158,8 @@ void coord_store_game(CoordHub *h, int i)
     u->items[u->count++] =
         (CoordUnflushedGame){.id = id, .nodes = record_nodes(&g->rec), .worker = i};
     CoordError serr;
-    if (sched_game_stored(run->sched, g->pair_id, g->game_in_pair) && run->spsa &&
-        !spsa_catch_up(run->spsa, run->rf, &serr))
+    if (coord_sched_game_stored(run->sched, g->pair_id, g->game_in_pair) && run->spsa &&
+        !coord_spsa_catch_up(run->spsa, run->rf, &serr))
         coord_log("SPSA: %s", serr.msg); /* the flush before the ACK reports a broken file */
     send_ack(h, i, g, PROTO_ACK_STORED, id);
 }
@@ -202,7 +202,7 @@ uint64_t coord_store_drop_unflushed(CoordHub *h)
     uint64_t n = runfile_game_count(run->rf);
     for (uint64_t id = runfile_flushed_game_count(run->rf); id < n; id++) {
         const RunGame *g = runfile_game(run->rf, id);
-        sched_game_lost(run->sched, g->pair_id, g->game_in_pair);
+        coord_sched_game_lost(run->sched, g->pair_id, g->game_in_pair);
     }
     return runfile_drop_unflushed(run->rf);
 }

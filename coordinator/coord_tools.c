@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include "coord_config.h"
-#include "export.h"
+#include "coord_export.h"
 #include "numparse.h"
 #include "outpath.h"
-#include "tournament.h"
+#include "coord_tournament.h"
 #include "contracts/runfile.h"
 
 enum { VERIFY_MAX_REPORTS = 20 };
@@ -130,9 +130,9 @@ int coord_tool_export(int argc, char **argv)
     if (!out)
         snprintf(err.msg, sizeof err.msg, "-o %s: %s", a.out, strerror(errno));
     else if (a.pgn)
-        ok = export_pgn(rf, 0, UINT64_MAX, a.comments, out, &st, &err);
+        ok = coord_export_pgn(rf, 0, UINT64_MAX, a.comments, out, &st, &err);
     else
-        ok = export_plain(rf, 0, UINT64_MAX, &a.filter, out, &st, &err);
+        ok = coord_export_plain(rf, 0, UINT64_MAX, &a.filter, out, &st, &err);
     if (out && out != stdout && fclose(out) != 0 && ok) {
         ok = false;
         snprintf(err.msg, sizeof err.msg, "-o %s: %s", a.out, strerror(errno));
@@ -203,9 +203,9 @@ static void verify_rows(const CoordConfig *cfg, const RunGame *g, const GameReco
     } else if (cfg) {
         TourKind kind = TOUR_ROUNDROBIN;
         if (cfg->tournament[0])
-            tournament_kind_parse(cfg->tournament, &kind);
+            coord_tournament_kind_parse(cfg->tournament, &kind);
         int first, second;
-        tournament_pair_engines(kind, cfg->engines, g->pair_id, &first, &second);
+        coord_tournament_pair_engines(kind, cfg->engines, g->pair_id, &first, &second);
         int red = g->game_in_pair ? second : first, black = g->game_in_pair ? first : second;
         snprintf(detail, sizeof detail, "red %u, black %u; pair %" PRIu64 " game %u is %d-%d",
                  g->red, g->black, g->pair_id, g->game_in_pair, red, black);

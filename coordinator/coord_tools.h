@@ -1,6 +1,6 @@
 /*
  * The coordinator's offline subcommands on a finished run file: exports (plain training
- * text and PGN, both through export.h) and a full check that replays every stored game.
+ * text and PGN, both through coord_export.h) and a full check that replays every stored game.
  * Each returns the process exit status.
  */
 #ifndef CHUHE_COORD_TOOLS_H

@@ -39,7 +39,7 @@ int coord_workers_find(CoordWorkers *t, const uint8_t *id, size_t len, const Coo
     w->pair = -1;
     w->alive = true;
     w->last_seen = now;
-    limits_init(&w->limits, cfg, now);
+    coord_quota_init(&w->limits, cfg, now);
     name_from_identity(w);
     return t->count++;
 }
@@ -73,7 +73,7 @@ bool coord_workers_admit(CoordWorkers *t, int i, const CoordConfig *cfg, Schedul
                          CoordLogGate *gate, double now)
 {
     CoordWorker *w = &t->items[i];
-    LimitVerdict v = limits_admit(&w->limits, cfg, now);
+    LimitVerdict v = coord_quota_admit(&w->limits, cfg, now);
     if (v == DROP_FIRST) {
         uint64_t held_back;
         if (coord_log_gate(gate, now, &held_back))
@@ -81,8 +81,8 @@ bool coord_workers_admit(CoordWorkers *t, int i, const CoordConfig *cfg, Schedul
                       "dropping the excess",
                       w->name, cfg->rate_limit, w->limits.rate.burst);
     } else if (v == DROP_FLOODING) {
-        int released = sched_release_worker(sched, i);
-        limits_release_all(&w->limits);
+        int released = coord_sched_release_worker(sched, i);
+        coord_quota_release_all(&w->limits);
         w->pair = -1;
         coord_log("rate limit: %s keeps flooding (%.0f messages dropped without a pause): "
                   "ignored for %.0f s%s",
@@ -118,15 +118,15 @@ void coord_workers_sweep(CoordWorkers *t, const CoordConfig *cfg, Schedule *sche
         CoordWorker *w = &t->items[i];
         uint64_t dropped;
         bool ignored;
-        if (limits_drops_ended(&w->limits, now, &dropped, &ignored))
+        if (coord_quota_drops_ended(&w->limits, now, &dropped, &ignored))
             coord_log("rate limit: %s %s (%llu messages dropped)", w->name,
                       ignored ? "is no longer ignored" : "is back within the limit",
                       (unsigned long long)dropped);
         if (!w->alive || now - w->last_seen <= cfg->heartbeat_timeout)
             continue;
         w->alive = false;
-        limits_release_all(&w->limits);
-        int released = sched_release_worker(sched, i);
+        coord_quota_release_all(&w->limits);
+        int released = coord_sched_release_worker(sched, i);
         if (released == 1 && w->pair >= 0)
             coord_log("%s silent for %.0f s: pair %lld back in the queue", w->name,
                       now - w->last_seen, (long long)w->pair);

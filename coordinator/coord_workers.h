@@ -18,8 +18,8 @@
 #include "coord_auth.h"
 #include "coord_config.h"
 #include "coord_rate.h"
-#include "limits.h"
-#include "sched.h"
+#include "coord_quota.h"
+#include "coord_sched.h"
 #include "contracts/keys.h"
 #include "contracts/protocol.h"
 

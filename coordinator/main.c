@@ -18,21 +18,21 @@
 #include "coord_json.h"
 #include "coord_log.h"
 #include "coord_options.h"
-#include "sched.h"
+#include "coord_sched.h"
 #include "coord_server.h"
-#include "runstats.h"
+#include "coord_runstats.h"
 #include "coord_tools.h"
-#include "export.h"
+#include "coord_export.h"
 #include "error.h"
 #include "outpath.h"
-#include "runreport.h"
-#include "spsa_probe.h"
-#include "spsa_report.h"
+#include "coord_runreport.h"
+#include "coord_spsa_probe.h"
+#include "coord_spsa_report.h"
 #include "contracts/keys.h"
 #include "position.h"
 #include "contracts/runfile.h"
 #include "contracts/stats.h"
-#include "statscmd.h"
+#include "coord_statscmd.h"
 #include "timeman.h"
 #include "weights.h"
 
@@ -136,7 +136,7 @@ static bool spsa_outputs(CoordConfig *cfg)
     }
     SpsaSettings set;
     CoordError cerr;
-    if (!spsa_settings_parse(cfg->spsa, &set, &cerr)) {
+    if (!coord_spsa_settings_parse(cfg->spsa, &set, &cerr)) {
         coord_log("%s", cerr.msg);
         return false;
     }
@@ -161,7 +161,7 @@ static RunFile *create_run(const CoordConfig *cfg, uint16_t players[COORD_MAX_EN
     SpsaFile *spsa_file = NULL;
     if (cfg->spsa[0]) {
         spsa_file = malloc(sizeof *spsa_file);
-        if (!spsa_file || !spsa_probe_file(cfg, spsa_file, &cerr)) {
+        if (!spsa_file || !coord_spsa_probe_file(cfg, spsa_file, &cerr)) {
             coord_log("%s", spsa_file ? cerr.msg : "out of memory");
             free(spsa_file);
             return NULL;
@@ -281,15 +281,15 @@ static void restore(RunFile *rf, Schedule *sched, RunStats *stats)
         const RunGame *g = runfile_game(rf, id);
         if (!g)
             continue;
-        sched_restore_game(sched, g->pair_id, g->game_in_pair);
-        runstats_add_stored(stats, rf, id, 0, false, NULL);
+        coord_sched_restore_game(sched, g->pair_id, g->game_in_pair);
+        coord_runstats_add_stored(stats, rf, id, 0, false, NULL);
     }
     double llr;
-    if (runstats_sprt(stats, &llr) != SPRT_CONTINUE) {
+    if (coord_runstats_sprt(stats, &llr) != SPRT_CONTINUE) {
         coord_log("the SPRT had already decided (LLR %.2f): no new pairs", llr);
-        sched_stop(sched);
+        coord_sched_stop(sched);
     }
-    sched_restore_end(sched, runfile_next_pair_id(rf));
+    coord_sched_restore_end(sched, runfile_next_pair_id(rf));
     if (n)
         coord_log("%" PRIu64 " pairs complete, %" PRIu64 " to finish, next new pair %" PRIu64,
                   sched->complete, sched->outstanding, sched->next_new);
@@ -308,18 +308,18 @@ static void summary(const CoordRun *run, const char *status, int workers)
         strbuf_printf(&extra, ",\"workers_seen\":%d", workers);
         if (run->spsa) {
             strbuf_printf(&extra, ",");
-            spsa_report_json(run->spsa, &extra);
+            coord_spsa_report_json(run->spsa, &extra);
         }
         StrBuf line;
         strbuf_init(&line);
-        runstats_json(run->stats, &cx, "summary", strbuf_text(&extra), true, &line);
+        coord_runstats_json(run->stats, &cx, "summary", strbuf_text(&extra), true, &line);
         printf("%s\n", strbuf_text(&line));
         strbuf_free(&line);
         strbuf_free(&extra);
     } else {
         StrBuf text;
         strbuf_init(&text);
-        runstats_summary_text(run->stats, &cx, &text);
+        coord_runstats_summary_text(run->stats, &cx, &text);
         if (run->spsa) {
             strbuf_printf(&text,
                           "  spsa       %" PRIu64 " iterations of %" PRIu64 " (window %" PRIu64
@@ -327,7 +327,7 @@ static void summary(const CoordRun *run, const char *status, int workers)
                           run->spsa->applied, run->spsa->set.pairs, run->spsa->set.window);
             StrBuf values;
             strbuf_init(&values);
-            spsa_report_values(run->spsa, &values);
+            coord_spsa_report_values(run->spsa, &values);
             for (const char *l = strbuf_text(&values); *l;) {
                 size_t len = strcspn(l, "\n");
                 strbuf_printf(&text, "             %.*s\n", (int)len, l);
@@ -353,10 +353,10 @@ static bool spsa_start(const CoordConfig *cfg, RunFile *rf, uint16_t plus_player
     for (int i = 0; i < n; i++)
         params[i] = *runfile_spsa_param(rf, i);
     memset(s, 0, sizeof *s);
-    bool ok = spsa_settings_parse(cfg->spsa, &set, err);
-    if (ok && !spsa_init(s, &set, cfg->seed, params, n, plus_player))
+    bool ok = coord_spsa_settings_parse(cfg->spsa, &set, err);
+    if (ok && !coord_spsa_init(s, &set, cfg->seed, params, n, plus_player))
         ok = ERROR_SET(err, "out of memory");
-    ok = ok && spsa_restore(s, rf, err);
+    ok = ok && coord_spsa_restore(s, rf, err);
     if (!ok)
         coord_log("%s", err->msg);
     else if (s->applied)
@@ -369,12 +369,12 @@ static void spsa_finish(const CoordConfig *cfg, const Spsa *s, const char *run_p
 {
     CoordError err;
     if (cfg->spsa_out[0]) {
-        if (spsa_report_write(s, cfg->spsa_out, &err))
+        if (coord_spsa_report_write(s, cfg->spsa_out, &err))
             coord_log("SPSA values written to %s", cfg->spsa_out);
         else
             coord_log("--spsa-out: %s", err.msg);
     }
-    if (spsa_report_plot(s, cfg->spsa_plot, run_path, &err))
+    if (coord_spsa_report_plot(s, cfg->spsa_plot, run_path, &err))
         coord_log("SPSA trajectories drawn in %s", cfg->spsa_plot);
     else
         coord_log("--spsa-plot: %s", err.msg);
@@ -408,12 +408,12 @@ static int start(CoordConfig *cfg, const CoordGiven *given, RunFile **rf, CoordH
         status = 2;
     } else if (!check_weights(cfg) || !spsa_outputs(cfg)) {
         status = 1;
-    } else if (!sched_init(sched, cfg, &serr)) {
+    } else if (!coord_sched_init(sched, cfg, &serr)) {
         coord_log("%s", serr.msg);
         status = 1;
     } else if (!(*server = coord_server_open(cfg)) || (!*rf && !(*rf = create_run(cfg, players)))) {
         coord_server_abandon(server);
-        sched_free(sched);
+        coord_sched_free(sched);
         status = 1;
     }
     if (status && *rf)
@@ -474,15 +474,15 @@ static int serve(int argc, char **argv)
     }
     if (cfg.games % 2)
         coord_log("note: %" PRIu64 " games is %" PRIu64 " whole pairs", cfg.games,
-                  sched_pairs_for_games(cfg.games));
+                  coord_sched_pairs_for_games(cfg.games));
 
     RunStats stats;
     RunError err;
-    runstats_init(&stats, (double)time_now_ms() / 1000.0);
-    runstats_set_engines(&stats, cfg.engines);
+    coord_runstats_init(&stats, (double)time_now_ms() / 1000.0);
+    coord_runstats_set_engines(&stats, cfg.engines);
     for (int e = 0; e < cfg.engines; e++) {
         const RunPlayer *pl = runfile_player(rf, players[e]);
-        crosstable_set_name(&stats.table, e, pl ? pl->name : "");
+        coord_crosstable_set_name(&stats.table, e, pl ? pl->name : "");
     }
     /* the settings passed coord_config's checks, which parse the SPRT text the same way */
     coord_config_parse_sprt(cfg.sprt, &stats.sprt, &stats.has_sprt, &cerr);
@@ -498,8 +498,8 @@ static int serve(int argc, char **argv)
             coord_log("%s", cerr.msg);
             coord_server_abandon(&server);
             runfile_close(&rf, &err);
-            sched_free(&sched);
-            runstats_free(&stats);
+            coord_sched_free(&sched);
+            coord_runstats_free(&stats);
             return serve_end(&http, &live, 1);
         }
         coord_pgnout_sync(run.pgnout, rf); /* the games an earlier session left out */
@@ -507,12 +507,12 @@ static int serve(int argc, char **argv)
     Spsa spsa;
     if (cfg.spsa[0]) {
         if (!spsa_start(&cfg, rf, players[0], &spsa)) {
-            spsa_free(&spsa);
+            coord_spsa_free(&spsa);
             coord_pgnout_close(&run.pgnout);
             coord_server_abandon(&server);
             runfile_close(&rf, &err);
-            sched_free(&sched);
-            runstats_free(&stats);
+            coord_sched_free(&sched);
+            coord_runstats_free(&stats);
             return serve_end(&http, &live, 1);
         }
         run.spsa = &spsa;
@@ -525,7 +525,7 @@ static int serve(int argc, char **argv)
     summary(&run, status, workers);
     if (run.spsa) {
         spsa_finish(&cfg, &spsa, runfile_path(rf));
-        spsa_free(&spsa);
+        coord_spsa_free(&spsa);
     }
     bool written = true;
     if (run.pgnout) {
@@ -542,8 +542,8 @@ static int serve(int argc, char **argv)
         coord_log("stopped by signal %d; the run file is closed: run again with --out %s to "
                   "continue",
                   signo, cfg.out);
-    sched_free(&sched);
-    runstats_free(&stats);
+    coord_sched_free(&sched);
+    coord_runstats_free(&stats);
     if (!closed || !written || st == SERVE_FAILED)
         return serve_end(&http, &live, 1);
     return serve_end(&http, &live, st == SERVE_INTERRUPTED ? 128 + signo : 0);
@@ -583,9 +583,9 @@ static int stats_tool(int argc, char **argv)
 {
     StatsCmdArgs a;
     StatsError err;
-    if (!statscmd_parse_args(argc, argv, &a, &err)) {
+    if (!coord_statscmd_parse_args(argc, argv, &a, &err)) {
         fprintf(stderr, "chuhe-coordinator stats: %s\nusage: chuhe-coordinator %s", err.msg,
-                statscmd_usage());
+                coord_statscmd_usage());
         return 2;
     }
     char text[2048];
@@ -612,9 +612,9 @@ static int run_command(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "verify"))
         return coord_tool_verify(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "spsa-report"))
-        return spsa_report_tool(argc - 2, argv + 2);
+        return coord_spsa_report_tool(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "report"))
-        return runreport_tool(argc - 2, argv + 2);
+        return coord_runreport_tool(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "keygen"))
         return keygen_tool(argc - 2, argv + 2);
     if (argc > 1 && !strcmp(argv[1], "run"))

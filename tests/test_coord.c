@@ -17,8 +17,8 @@
 #include "coordinator/coord_cli.h"
 #include "coordinator/coord_config.h"
 #include "coordinator/coord_json.h"
-#include "coordinator/sched.h"
-#include "coordinator/runstats.h"
+#include "coordinator/coord_sched.h"
+#include "coordinator/coord_runstats.h"
 
 static char g_json[8192];
 
@@ -260,8 +260,8 @@ static void sched_new(Schedule *s, uint64_t games)
     c.random_plies = 4;
     assert_true(coord_config_finish_new(&c, &g, &err));
     c.seed = 42; /* after finish_new, which draws a random one */
-    if (!sched_init(s, &c, &serr))
-        fail_msg("sched_init: %s", serr.msg);
+    if (!coord_sched_init(s, &c, &serr))
+        fail_msg("coord_sched_init: %s", serr.msg);
 }
 
 static void test_schedule_hand_out_and_requeue(void **state)
@@ -272,26 +272,26 @@ static void test_schedule_hand_out_and_requeue(void **state)
     sched_new(&s, 7); /* 4 pairs */
     assert_int_equal(s.target, 4);
     for (uint64_t want = 0; want < 4; want++) {
-        assert_true(sched_assign_next(&s, (int)want, 0, &id));
+        assert_true(coord_sched_assign_next(&s, (int)want, 0, &id));
         assert_int_equal(id, want);
     }
-    assert_false(sched_assign_next(&s, 9, 0, &id)); /* all out */
+    assert_false(coord_sched_assign_next(&s, 9, 0, &id)); /* all out */
 
-    sched_release(&s, 2); /* a silent worker: pair 2 goes first */
+    coord_sched_release(&s, 2); /* a silent worker: pair 2 goes first */
     assert_int_equal(s.requeued, 1);
-    assert_true(sched_assign_next(&s, 5, 1, &id));
+    assert_true(coord_sched_assign_next(&s, 5, 1, &id));
     assert_int_equal(id, 2);
-    assert_int_equal(sched_pair(&s, 2)->worker, 5);
+    assert_int_equal(coord_sched_pair(&s, 2)->worker, 5);
 
     for (uint64_t p = 0; p < 4; p++) {
-        assert_false(sched_game_stored(&s, p, 1));
-        assert_false(sched_game_stored(&s, p, 1)); /* twice: no change */
-        assert_true(sched_game_stored(&s, p, 0));
+        assert_false(coord_sched_game_stored(&s, p, 1));
+        assert_false(coord_sched_game_stored(&s, p, 1)); /* twice: no change */
+        assert_true(coord_sched_game_stored(&s, p, 0));
     }
-    assert_true(sched_finished(&s));
+    assert_true(coord_sched_finished(&s));
     assert_int_equal(s.outstanding, 0);
-    assert_false(sched_assign_next(&s, 0, 2, &id));
-    sched_free(&s);
+    assert_false(coord_sched_assign_next(&s, 0, 2, &id));
+    coord_sched_free(&s);
 }
 
 static void test_schedule_restore(void **state)
@@ -301,23 +301,23 @@ static void test_schedule_restore(void **state)
     uint64_t id;
     sched_new(&s, 10);
     /* stored: pair 0 whole, pair 1 half, pair 3 whole; pair 2 handed out, never stored */
-    sched_restore_game(&s, 0, 0);
-    sched_restore_game(&s, 0, 1);
-    sched_restore_game(&s, 1, 1);
-    sched_restore_game(&s, 3, 0);
-    sched_restore_game(&s, 3, 1);
-    sched_restore_end(&s, 4);
+    coord_sched_restore_game(&s, 0, 0);
+    coord_sched_restore_game(&s, 0, 1);
+    coord_sched_restore_game(&s, 1, 1);
+    coord_sched_restore_game(&s, 3, 0);
+    coord_sched_restore_game(&s, 3, 1);
+    coord_sched_restore_end(&s, 4);
     assert_int_equal(s.complete, 2);
     assert_int_equal(s.outstanding, 2);
-    assert_true(sched_assign_next(&s, 0, 0, &id));
+    assert_true(coord_sched_assign_next(&s, 0, 0, &id));
     assert_int_equal(id, 1);
-    assert_true(sched_assign_next(&s, 0, 0, &id));
+    assert_true(coord_sched_assign_next(&s, 0, 0, &id));
     assert_int_equal(id, 2);
-    assert_true(sched_assign_next(&s, 0, 0, &id));
+    assert_true(coord_sched_assign_next(&s, 0, 0, &id));
     assert_int_equal(id, 4); /* new ids continue after the stored ones */
-    assert_false(sched_pair(&s, 1)->stored & 1);
-    assert_true(sched_game_stored(&s, 1, 0));
-    sched_free(&s);
+    assert_false(coord_sched_pair(&s, 1)->stored & 1);
+    assert_true(coord_sched_game_stored(&s, 1, 0));
+    coord_sched_free(&s);
 }
 
 static void test_schedule_adopt_and_drop(void **state)
@@ -326,34 +326,34 @@ static void test_schedule_adopt_and_drop(void **state)
     Schedule s;
     uint64_t id;
     sched_new(&s, 8);
-    assert_null(sched_pair(&s, 2));
-    assert_true(sched_can_adopt(&s, 2));
-    sched_adopt(&s, 2, 7, 0);
-    assert_non_null(sched_pair(&s, 2));
+    assert_null(coord_sched_pair(&s, 2));
+    assert_true(coord_sched_can_adopt(&s, 2));
+    coord_sched_adopt(&s, 2, 7, 0);
+    assert_non_null(coord_sched_pair(&s, 2));
     assert_int_equal(s.outstanding, 1);
     for (uint64_t want = 0; want < 4; want++) {
         if (want == 2)
             continue;
-        assert_true(sched_assign_next(&s, 0, 0, &id)); /* the adopted id is skipped */
+        assert_true(coord_sched_assign_next(&s, 0, 0, &id)); /* the adopted id is skipped */
         assert_int_equal(id, want);
     }
-    assert_false(sched_can_adopt(&s, 9)); /* every needed pair is out */
+    assert_false(coord_sched_can_adopt(&s, 9)); /* every needed pair is out */
 
     for (int i = 1; i < SCHED_MAX_REJECTS; i++)
-        assert_false(sched_game_rejected(&s, 1));
-    assert_true(sched_game_rejected(&s, 1));
-    assert_int_equal(sched_pair(&s, 1)->state, PAIR_DROPPED);
+        assert_false(coord_sched_game_rejected(&s, 1));
+    assert_true(coord_sched_game_rejected(&s, 1));
+    assert_int_equal(coord_sched_pair(&s, 1)->state, PAIR_DROPPED);
     assert_int_equal(s.dropped, 1);
-    assert_true(sched_assign_next(&s, 0, 0, &id)); /* a replacement */
+    assert_true(coord_sched_assign_next(&s, 0, 0, &id)); /* a replacement */
     assert_int_equal(id, 4);
 
     /* a dead worker gives back every pair it holds, the adopted one too */
-    assert_int_equal(sched_release_worker(&s, 7), 1);
-    assert_int_equal(sched_pair(&s, 2)->state, PAIR_QUEUED);
-    assert_int_equal(sched_release_worker(&s, 0), 3); /* 0, 3 and 4 */
-    assert_true(sched_assign_next(&s, 1, 0, &id));
+    assert_int_equal(coord_sched_release_worker(&s, 7), 1);
+    assert_int_equal(coord_sched_pair(&s, 2)->state, PAIR_QUEUED);
+    assert_int_equal(coord_sched_release_worker(&s, 0), 3); /* 0, 3 and 4 */
+    assert_true(coord_sched_assign_next(&s, 1, 0, &id));
     assert_int_equal(id, 4); /* the last released comes first */
-    sched_free(&s);
+    coord_sched_free(&s);
 }
 
 static void test_schedule_openings_reproducible(void **state)
@@ -364,8 +364,8 @@ static void test_schedule_openings_reproducible(void **state)
     sched_new(&a, 20);
     sched_new(&b, 20);
     for (uint64_t id = 0; id < 6; id++) {
-        const Opening *x = sched_opening(&a, id, &err);
-        const Opening *y = sched_opening(&b, id, &err);
+        const Opening *x = coord_sched_opening(&a, id, &err);
+        const Opening *y = coord_sched_opening(&b, id, &err);
         if (!x)
             fail_msg("%s", err.msg);
         assert_non_null(y);
@@ -373,10 +373,10 @@ static void test_schedule_openings_reproducible(void **state)
         assert_string_equal(x->fen, y->fen);
         assert_memory_equal(x->moves, y->moves, sizeof x->moves[0] * (size_t)x->nmoves);
     }
-    const Opening *p0 = sched_opening(&a, 0, &err), *p1 = sched_opening(&a, 1, &err);
+    const Opening *p0 = coord_sched_opening(&a, 0, &err), *p1 = coord_sched_opening(&a, 1, &err);
     assert_true(memcmp(p0->moves, p1->moves, sizeof p0->moves[0] * 4) != 0);
-    sched_free(&a);
-    sched_free(&b);
+    coord_sched_free(&a);
+    coord_sched_free(&b);
 }
 
 /* ---- statistics ------------------------------------------------------------------- */
@@ -385,11 +385,11 @@ static void test_stats_by_colour_and_player(void **state)
 {
     (void)state;
     RunStats st;
-    runstats_init(&st, 0);
-    runstats_add(&st, OUTCOME_RED_WIN, REASON_CHECKMATE, 50, 0, 1, 1000, true); /* p0 wins */
-    runstats_add(&st, OUTCOME_RED_WIN, REASON_CHECKMATE, 60, 1, 0, 1000, true); /* p1 wins */
-    runstats_add(&st, OUTCOME_BLACK_WIN, REASON_STALEMATE, 40, 1, 0, 0, false); /* p0 wins */
-    runstats_add(&st, OUTCOME_DRAW, REASON_REPETITION, 30, 0, 1, 0, true);
+    coord_runstats_init(&st, 0);
+    coord_runstats_add(&st, OUTCOME_RED_WIN, REASON_CHECKMATE, 50, 0, 1, 1000, true); /* p0 wins */
+    coord_runstats_add(&st, OUTCOME_RED_WIN, REASON_CHECKMATE, 60, 1, 0, 1000, true); /* p1 wins */
+    coord_runstats_add(&st, OUTCOME_BLACK_WIN, REASON_STALEMATE, 40, 1, 0, 0, false); /* p0 wins */
+    coord_runstats_add(&st, OUTCOME_DRAW, REASON_REPETITION, 30, 0, 1, 0, true);
     assert_int_equal(st.games, 4);
     assert_int_equal(st.positions, 180);
     assert_int_equal(st.session_games, 3);
@@ -407,7 +407,7 @@ static void test_stats_by_colour_and_player(void **state)
     char buf[2048];
     StrBuf json;
     strbuf_init(&json);
-    runstats_json(&st, &cx, "progress", "\"x\":1", true, &json);
+    coord_runstats_json(&st, &cx, "progress", "\"x\":1", true, &json);
     snprintf(buf, sizeof buf, "%s", strbuf_text(&json));
     strbuf_free(&json);
     assert_non_null(strstr(buf, "{\"event\":\"progress\",\"x\":1,"));
@@ -415,10 +415,10 @@ static void test_stats_by_colour_and_player(void **state)
     assert_non_null(strstr(buf, "\"players\":[{\"wins\":2,\"draws\":1,\"losses\":1}"));
     assert_non_null(strstr(buf, "\"endings\":{\"checkmate\":2,"));
     assert_int_equal(buf[strlen(buf) - 1], '}');
-    runstats_progress_text(&st, &cx, buf, sizeof buf);
+    coord_runstats_progress_text(&st, &cx, buf, sizeof buf);
     assert_non_null(strstr(buf, "pairs 1/4"));
     assert_non_null(strstr(buf, "red-draw-black 2-1-1"));
-    runstats_free(&st);
+    coord_runstats_free(&st);
 }
 
 int main(void)

@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "coordinator/coord_config.h"
-#include "coordinator/sched.h"
+#include "coordinator/coord_sched.h"
 #include "game.h"
 #include "movegen.h"
 #include "notation.h"
@@ -320,7 +320,7 @@ static bool sched_for(Schedule *s, const char *path, int argc, const char **argv
         !coord_config_finish_new(&g_cfg, &g, &cerr))
         fail_msg("%s", cerr.msg);
     g_cfg.games = 40;
-    return sched_init(s, &g_cfg, err);
+    return coord_sched_init(s, &g_cfg, err);
 }
 
 /* The first move of each of pair 0..n-1's openings, as text. */
@@ -328,7 +328,7 @@ static void first_moves(Schedule *s, int n, char out[][5])
 {
     SchedError err;
     for (int i = 0; i < n; i++) {
-        const Opening *op = sched_opening(s, (uint64_t)i, &err);
+        const Opening *op = coord_sched_opening(s, (uint64_t)i, &err);
         if (!op)
             fail_msg("%s", err.msg);
         move_to_text(op->moves[0], out[i]);
@@ -351,7 +351,7 @@ static void test_schedule_order_and_strict_files(void **state)
 
     assert_true(sched_for(&s, path, 0, NULL, &err));
     first_moves(&s, 20, seq);
-    sched_free(&s);
+    coord_sched_free(&s);
     for (int i = 0; i < 20; i++)
         assert_string_equal(seq[i], first[i % 10]);
 
@@ -360,16 +360,16 @@ static void test_schedule_order_and_strict_files(void **state)
     const char *start[] = {"--opening-order", "random", "--seed", "5", "--opening-start", "3"};
     assert_true(sched_for(&s, path, 4, rnd5, &err));
     first_moves(&s, 20, r1);
-    sched_free(&s);
+    coord_sched_free(&s);
     assert_true(sched_for(&s, path, 4, rnd5, &err)); /* a restart: the same order */
     first_moves(&s, 20, r2);
-    sched_free(&s);
+    coord_sched_free(&s);
     assert_true(sched_for(&s, path, 4, rnd6, &err));
     first_moves(&s, 20, r3);
-    sched_free(&s);
+    coord_sched_free(&s);
     assert_true(sched_for(&s, path, 6, start, &err));
     first_moves(&s, 20, st);
-    sched_free(&s);
+    coord_sched_free(&s);
     int differs = 0, in_file_order = 1;
     for (int i = 0; i < 10; i++) {
         assert_string_equal(r1[i], r2[i]);
@@ -393,10 +393,10 @@ static void test_schedule_order_and_strict_files(void **state)
     char rd[20][5], pr[20][5];
     assert_true(sched_for(&s, path, 6, round, &err));
     first_moves(&s, 20, rd);
-    sched_free(&s);
+    coord_sched_free(&s);
     assert_true(sched_for(&s, path, 6, pair, &err));
     first_moves(&s, 20, pr);
-    sched_free(&s);
+    coord_sched_free(&s);
     for (int i = 0; i < 20; i++) {
         assert_string_equal(rd[i], first[(i / 2) % 10]);
         assert_string_equal(pr[i], seq[i]);

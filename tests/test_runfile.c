@@ -25,7 +25,7 @@
 #include <cmocka.h>
 #include <hdf5.h>
 
-#include "coordinator/export.h"
+#include "coordinator/coord_export.h"
 #include "contracts/runfile.h"
 #include "movegen.h"
 #include "notation.h"
@@ -876,8 +876,8 @@ static void export_new_file(const char *name, int n, bool pgn, RunFile **rf, Exp
     FILE *out = open_memstream(text, size);
     assert_non_null(out);
     RunError err = {{0}};
-    bool ok = pgn ? export_pgn(*rf, 0, UINT64_MAX, true, out, st, &err)
-                  : export_plain(*rf, 0, UINT64_MAX, NULL, out, st, &err);
+    bool ok = pgn ? coord_export_pgn(*rf, 0, UINT64_MAX, true, out, st, &err)
+                  : coord_export_plain(*rf, 0, UINT64_MAX, NULL, out, st, &err);
     fclose(out);
     if (!ok)
         fail_msg("export: %s", err.msg);
@@ -936,7 +936,7 @@ static void test_export_plain(void **state)
     /* A filter and a range: the two opening plies of each game left out. */
     FILE *out = open_memstream(&text, &size);
     ExportFilter filter = {.skip_opening = true};
-    assert_true(export_plain(rf, 2, 3, &filter, out, &st, &err));
+    assert_true(coord_export_plain(rf, 2, 3, &filter, out, &st, &err));
     fclose(out);
     assert_int_equal(st.games, 3);
     assert_int_equal(st.skipped, 6);

@@ -21,7 +21,7 @@
 #include <zmq.h>
 
 #include "coordinator/coord_config.h"
-#include "coordinator/limits.h"
+#include "coordinator/coord_quota.h"
 #include "contracts/keys.h"
 #include "contracts/protocol.h"
 #include "tests/support/scratch.h"
@@ -366,49 +366,49 @@ static void test_rate_limit(void **state)
     c.rate_limit = 10;
     c.rate_burst = 0; /* two seconds' worth: 20 */
     WorkerLimits l;
-    limits_init(&l, &c, 100.0);
+    coord_quota_init(&l, &c, 100.0);
     int admitted = 0;
     for (int i = 0; i < 50; i++)
-        admitted += limits_admit(&l, &c, 100.0) == ADMIT;
+        admitted += coord_quota_admit(&l, &c, 100.0) == ADMIT;
     assert_int_equal(admitted, 20);
     /* a run of drops: the first is flagged, then its end after a pause, with the count */
     uint64_t dropped;
     bool ignored;
-    assert_false(limits_drops_ended(&l, 100.5, &dropped, &ignored));
-    assert_int_equal(limits_admit(&l, &c, 100.5), ADMIT); /* 5 tokens came back */
-    assert_false(limits_drops_ended(&l, 100.9, &dropped, &ignored));
-    assert_true(limits_drops_ended(&l, 101.1, &dropped, &ignored));
+    assert_false(coord_quota_drops_ended(&l, 100.5, &dropped, &ignored));
+    assert_int_equal(coord_quota_admit(&l, &c, 100.5), ADMIT); /* 5 tokens came back */
+    assert_false(coord_quota_drops_ended(&l, 100.9, &dropped, &ignored));
+    assert_true(coord_quota_drops_ended(&l, 101.1, &dropped, &ignored));
     assert_int_equal(dropped, 30);
     assert_false(ignored);
     /* 10 a second go through for ever */
-    limits_init(&l, &c, 0);
+    coord_quota_init(&l, &c, 0);
     admitted = 0;
     for (int i = 0; i < 20 + 1000; i++)
-        admitted += limits_admit(&l, &c, i * 0.1) == ADMIT;
+        admitted += coord_quota_admit(&l, &c, i * 0.1) == ADMIT;
     assert_int_equal(admitted, 20 + 1000);
 
     /* flooding: 10 bursts' worth dropped without a pause, then everything is ignored */
-    limits_init(&l, &c, 0);
+    coord_quota_init(&l, &c, 0);
     LimitVerdict v = ADMIT;
     int n = 0, first = 0;
     while (v != DROP_FLOODING && n < 10000) {
-        v = limits_admit(&l, &c, 0.001 * n++);
+        v = coord_quota_admit(&l, &c, 0.001 * n++);
         first += v == DROP_FIRST;
     }
     assert_int_equal(v, DROP_FLOODING);
     assert_int_equal(first, 1);
     assert_true(n >= 200 && n <= 230);
-    assert_int_equal(limits_admit(&l, &c, 30.0), DROP_IGNORED);
-    assert_false(limits_drops_ended(&l, 30.0, &dropped, &ignored));
-    assert_true(limits_drops_ended(&l, LIMITS_IGNORE_SECONDS + 1.0, &dropped, &ignored));
+    assert_int_equal(coord_quota_admit(&l, &c, 30.0), DROP_IGNORED);
+    assert_false(coord_quota_drops_ended(&l, 30.0, &dropped, &ignored));
+    assert_true(coord_quota_drops_ended(&l, LIMITS_IGNORE_SECONDS + 1.0, &dropped, &ignored));
     assert_true(ignored);
     assert_true(dropped >= 200);
-    assert_int_equal(limits_admit(&l, &c, LIMITS_IGNORE_SECONDS + 1.0), ADMIT);
+    assert_int_equal(coord_quota_admit(&l, &c, LIMITS_IGNORE_SECONDS + 1.0), ADMIT);
 
     c.rate_limit = 0; /* no limit */
-    limits_init(&l, &c, 0);
+    coord_quota_init(&l, &c, 0);
     for (int i = 0; i < 100000; i++)
-        assert_int_equal(limits_admit(&l, &c, 0), ADMIT);
+        assert_int_equal(coord_quota_admit(&l, &c, 0), ADMIT);
 }
 
 static void test_pairs_held(void **state)
@@ -417,26 +417,26 @@ static void test_pairs_held(void **state)
     CoordConfig c;
     coord_config_defaults(&c);
     WorkerLimits l;
-    limits_init(&l, &c, 0);
-    limits_hold(&l, 7);
-    limits_hold(&l, 7); /* the same WORK again */
-    limits_hold(&l, 9);
-    assert_int_equal(limits_held(&l), 2);
-    limits_acked(&l, 7, 0);
-    limits_acked(&l, 7, 0); /* a duplicate's ACK */
-    assert_int_equal(limits_held(&l), 2);
-    limits_acked(&l, 7, 1);
-    assert_int_equal(limits_held(&l), 1);
-    limits_acked(&l, 12, 0); /* a pair it never held (adopted after a restart) */
-    limits_acked(&l, 9, 5);
-    assert_int_equal(limits_held(&l), 1);
-    limits_release(&l, 9);
-    assert_int_equal(limits_held(&l), 0);
+    coord_quota_init(&l, &c, 0);
+    coord_quota_hold(&l, 7);
+    coord_quota_hold(&l, 7); /* the same WORK again */
+    coord_quota_hold(&l, 9);
+    assert_int_equal(coord_quota_held(&l), 2);
+    coord_quota_acked(&l, 7, 0);
+    coord_quota_acked(&l, 7, 0); /* a duplicate's ACK */
+    assert_int_equal(coord_quota_held(&l), 2);
+    coord_quota_acked(&l, 7, 1);
+    assert_int_equal(coord_quota_held(&l), 1);
+    coord_quota_acked(&l, 12, 0); /* a pair it never held (adopted after a restart) */
+    coord_quota_acked(&l, 9, 5);
+    assert_int_equal(coord_quota_held(&l), 1);
+    coord_quota_release(&l, 9);
+    assert_int_equal(coord_quota_held(&l), 0);
     for (uint64_t p = 0; p < COORD_MAX_INFLIGHT_CAP + 5; p++)
-        limits_hold(&l, p);
-    assert_int_equal(limits_held(&l), COORD_MAX_INFLIGHT_CAP);
-    limits_release_all(&l);
-    assert_int_equal(limits_held(&l), 0);
+        coord_quota_hold(&l, p);
+    assert_int_equal(coord_quota_held(&l), COORD_MAX_INFLIGHT_CAP);
+    coord_quota_release_all(&l);
+    assert_int_equal(coord_quota_held(&l), 0);
 }
 
 /* ---- fixtures ------------------------------------------------------------------------- */

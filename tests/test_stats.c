@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "contracts/stats.h"
-#include "coordinator/statscmd.h"
+#include "coordinator/coord_statscmd.h"
 
 /* "%.<prec>f" of x, in a static buffer (one use per assertion). */
 static const char *fmt(double x, int prec)
@@ -49,7 +49,7 @@ static StatsCounts penta6(uint64_t ll, uint64_t ld, uint64_t wl, uint64_t dd, ui
     snprintf(text, sizeof text, "%llu,%llu,%llu,%llu,%llu,%llu", (unsigned long long)ll,
              (unsigned long long)ld, (unsigned long long)wl, (unsigned long long)dd,
              (unsigned long long)wd, (unsigned long long)ww);
-    if (!statscmd_parse_penta(text, &c, &err))
+    if (!coord_statscmd_parse_penta(text, &c, &err))
         fail_msg("%s: %s", text, err.msg);
     return c;
 }
@@ -109,7 +109,7 @@ static void test_vector_trinomial_normalized(void **state)
     (void)state;
     StatsCounts c;
     StatsError err;
-    assert_true(statscmd_parse_wdl("36433,68692,36027", &c, &err));
+    assert_true(coord_statscmd_parse_wdl("36433,68692,36027", &c, &err));
     SprtParams p = sprt(0, 2, SPRT_NORMALIZED);
     double llr = expect_llr(p, &c, STATS_TRINOMIAL, 2, "0.92", 0.9232934509459172);
     /* The same through the raw-bin entry point (L, D, W). */
@@ -156,7 +156,7 @@ static void test_vector_penta_logistic(void **state)
     (void)state;
     StatsCounts c;
     StatsError err;
-    assert_true(statscmd_parse_penta("10789, 19328, 33806, 19402, 10543", &c, &err));
+    assert_true(coord_statscmd_parse_penta("10789, 19328, 33806, 19402, 10543", &c, &err));
     expect_llr(sprt(-3, 1, SPRT_LOGISTIC), &c, STATS_PENTANOMIAL, 4, "2.1311", 2.131067811785043);
 }
 
@@ -535,14 +535,14 @@ static void test_report_text(void **state)
     /* Trinomial: no Penta, draw ratio of games. */
     StatsCounts t;
     StatsError err;
-    assert_true(statscmd_parse_wdl("36433,68692,36027", &t, &err));
+    assert_true(coord_statscmd_parse_wdl("36433,68692,36027", &t, &err));
     stats_format(buf, sizeof buf, &t, STATS_TRINOMIAL, &p, STATS_REPORT_LINE);
     assert_non_null(strstr(buf, ", DrawRatio 48.67 %, Games 141152: 36433-68692-36027, "
                                 "LLR 0.92 (-2.94, 2.94) [0.00, 2.00] normalized"));
     assert_null(strstr(buf, "Penta"));
 
     /* Five numbers without the split: bin 2 as one number, the W-D-L unknown. */
-    assert_true(statscmd_parse_penta("34,54,63,64,75", &c, &err));
+    assert_true(coord_statscmd_parse_penta("34,54,63,64,75", &c, &err));
     stats_format(buf, sizeof buf, &c, STATS_PENTANOMIAL, NULL, STATS_REPORT_LINE);
     assert_non_null(strstr(buf, "Elo 55.58 +/- 27.65, nElo 57.94 +/- 28.28"));
     assert_non_null(strstr(buf, ", Penta [34, 54, 63, 64, 75], Games 580"));
@@ -574,7 +574,7 @@ static void test_parse_penta(void **state)
     (void)state;
     StatsCounts c;
     StatsError err;
-    assert_true(statscmd_parse_penta("1,2,3,4,5,6", &c, &err));
+    assert_true(coord_statscmd_parse_penta("1,2,3,4,5,6", &c, &err));
     assert_int_equal(c.penta[0], 1);
     assert_int_equal(c.penta[1], 2);
     assert_int_equal(c.penta[2], 7);
@@ -588,17 +588,17 @@ static void test_parse_penta(void **state)
     assert_int_equal(c.tri[STATS_LOSS], 2 + 2 + 3);
 
     StatsCounts d;
-    assert_true(statscmd_parse_penta(" 1, 2 ,3+4, 5,6 ", &d, &err));
+    assert_true(coord_statscmd_parse_penta(" 1, 2 ,3+4, 5,6 ", &d, &err));
     assert_memory_equal(&c, &d, sizeof c);
 
-    assert_true(statscmd_parse_penta("1,2,7,5,6", &c, &err));
+    assert_true(coord_statscmd_parse_penta("1,2,7,5,6", &c, &err));
     assert_int_equal(c.penta[2], 7);
     assert_int_equal(c.wl + c.dd, 0);
     assert_false(stats_wdl_known(&c));
     assert_int_equal(stats_games(&c), 42);
 
     /* Bin 2 empty: the split is trivially known. */
-    assert_true(statscmd_parse_penta("1,0,0,0,1", &c, &err));
+    assert_true(coord_statscmd_parse_penta("1,0,0,0,1", &c, &err));
     assert_true(stats_wdl_known(&c));
     assert_int_equal(c.tri[STATS_WIN], 2);
     assert_int_equal(c.tri[STATS_LOSS], 2);
@@ -626,24 +626,24 @@ static void test_parse_count_errors(void **state)
         bool (*parse)(const char *, StatsCounts *, StatsError *);
         const char *text, *words;
     } bad[] = {
-        {statscmd_parse_penta, "1,2,3,4", "not 4"},
-        {statscmd_parse_penta, "1,2,3,4,5,6,7", "too many"},
-        {statscmd_parse_penta, "1,-2,3,4,5", "negative"},
-        {statscmd_parse_penta, "1,x,3,4,5", "not a whole number"},
-        {statscmd_parse_penta, "1,2.5,3,4,5", "not a whole number"},
-        {statscmd_parse_penta, "1,,3,4,5", "missing"},
-        {statscmd_parse_penta, "1,2,3,4,5,", "missing"},
-        {statscmd_parse_penta, "", "no numbers"},
-        {statscmd_parse_penta, NULL, "no numbers"},
-        {statscmd_parse_penta, "1,2,3,4,99999999999999999999", "too large"},
-        {statscmd_parse_penta, "1+1,2,3,4,5", "WL+DD"},
-        {statscmd_parse_penta, "1,2,3+1,4,5,6", "five-number"},
-        {statscmd_parse_penta, "1,2,3+,4,5", "missing"},
-        {statscmd_parse_wdl, "1,2", "not 2"},
-        {statscmd_parse_wdl, "1,2,3,4", "too many"},
-        {statscmd_parse_wdl, "1,2,-3", "negative"},
-        {statscmd_parse_wdl, "a,b,c", "not a whole number"},
-        {statscmd_parse_wdl, "1,2+1,3", "WL+DD"},
+        {coord_statscmd_parse_penta, "1,2,3,4", "not 4"},
+        {coord_statscmd_parse_penta, "1,2,3,4,5,6,7", "too many"},
+        {coord_statscmd_parse_penta, "1,-2,3,4,5", "negative"},
+        {coord_statscmd_parse_penta, "1,x,3,4,5", "not a whole number"},
+        {coord_statscmd_parse_penta, "1,2.5,3,4,5", "not a whole number"},
+        {coord_statscmd_parse_penta, "1,,3,4,5", "missing"},
+        {coord_statscmd_parse_penta, "1,2,3,4,5,", "missing"},
+        {coord_statscmd_parse_penta, "", "no numbers"},
+        {coord_statscmd_parse_penta, NULL, "no numbers"},
+        {coord_statscmd_parse_penta, "1,2,3,4,99999999999999999999", "too large"},
+        {coord_statscmd_parse_penta, "1+1,2,3,4,5", "WL+DD"},
+        {coord_statscmd_parse_penta, "1,2,3+1,4,5,6", "five-number"},
+        {coord_statscmd_parse_penta, "1,2,3+,4,5", "missing"},
+        {coord_statscmd_parse_wdl, "1,2", "not 2"},
+        {coord_statscmd_parse_wdl, "1,2,3,4", "too many"},
+        {coord_statscmd_parse_wdl, "1,2,-3", "negative"},
+        {coord_statscmd_parse_wdl, "a,b,c", "not a whole number"},
+        {coord_statscmd_parse_wdl, "1,2+1,3", "WL+DD"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         expect_parse_error(bad[i].parse, bad[i].text, bad[i].words);
@@ -718,7 +718,7 @@ static bool parse_args(const char *line, StatsCmdArgs *a, StatsError *err)
     snprintf(copy, sizeof copy, "%s", line);
     for (char *w = strtok(copy, " "); w && argc < 32; w = strtok(NULL, " "))
         argv[argc++] = w;
-    return statscmd_parse_args(argc, argv, a, err);
+    return coord_statscmd_parse_args(argc, argv, a, err);
 }
 
 static void expect_args_error(const char *line, const char *words)
@@ -772,7 +772,7 @@ static void test_parse_args(void **state)
     expect_args_error("--wdl 1,2,3 -sprt elo0=0 elo1=2 -sprt elo0=0 elo1=2", "twice");
     expect_args_error("--wdl 1,2,3 -sprt elo0=0 elo1=2 beta=0.6 alpha=0.5", "alpha + beta");
     expect_args_error("--wdl 1,2,3 -sprt elo0=0 elo1=2 stray", "unknown argument 'stray'");
-    assert_non_null(strstr(statscmd_usage(), "--penta"));
+    assert_non_null(strstr(coord_statscmd_usage(), "--penta"));
 }
 
 int main(void)

@@ -17,10 +17,10 @@
 
 #include "coordinator/coord_cli.h"
 #include "coordinator/coord_config.h"
-#include "coordinator/sched.h"
-#include "coordinator/runstats.h"
-#include "coordinator/crosstable.h"
-#include "coordinator/tournament.h"
+#include "coordinator/coord_sched.h"
+#include "coordinator/coord_runstats.h"
+#include "coordinator/coord_crosstable.h"
+#include "coordinator/coord_tournament.h"
 #include "tests/support/expect_text.h"
 
 /* ---- pairings ------------------------------------------------------------------------ */
@@ -29,7 +29,7 @@ static void test_round_robin_cycle(void **state)
 {
     (void)state;
     for (int n = 3; n <= 12; n++) {
-        uint64_t per = tournament_pairings(TOUR_ROUNDROBIN, n);
+        uint64_t per = coord_tournament_pairings(TOUR_ROUNDROBIN, n);
         assert_int_equal(per, (uint64_t)(n * (n - 1) / 2));
         int met[TOUR_MAX_ENGINES][TOUR_MAX_ENGINES] = {{0}};
         int first[TOUR_MAX_ENGINES] = {0}, played[TOUR_MAX_ENGINES] = {0};
@@ -38,7 +38,7 @@ static void test_round_robin_cycle(void **state)
         int in_round[TOUR_MAX_ENGINES] = {0};
         for (uint64_t k = 0; k < 2 * per; k++) {
             int a, b;
-            tournament_pair_engines(TOUR_ROUNDROBIN, n, k, &a, &b);
+            coord_tournament_pair_engines(TOUR_ROUNDROBIN, n, k, &a, &b);
             assert_true(a >= 0 && a < n && b >= 0 && b < n && a != b);
             if (k < per) {
                 met[a][b]++;
@@ -61,7 +61,7 @@ static void test_round_robin_cycle(void **state)
             } else {
                 /* the second cycle is the first with first and second swapped */
                 int a0, b0;
-                tournament_pair_engines(TOUR_ROUNDROBIN, n, k - per, &a0, &b0);
+                coord_tournament_pair_engines(TOUR_ROUNDROBIN, n, k - per, &a0, &b0);
                 assert_int_equal(a, b0);
                 assert_int_equal(b, a0);
             }
@@ -82,7 +82,7 @@ static void test_round_robin_order_of_four(void **state)
     static const int want[6][2] = {{0, 3}, {1, 2}, {1, 0}, {2, 3}, {0, 2}, {3, 1}};
     for (uint64_t k = 0; k < 6; k++) {
         int a, b;
-        tournament_pair_engines(TOUR_ROUNDROBIN, 4, k, &a, &b);
+        coord_tournament_pair_engines(TOUR_ROUNDROBIN, 4, k, &a, &b);
         assert_int_equal(a, want[k][0]);
         assert_int_equal(b, want[k][1]);
     }
@@ -91,10 +91,10 @@ static void test_round_robin_order_of_four(void **state)
 static void test_gauntlet_and_match(void **state)
 {
     (void)state;
-    assert_int_equal(tournament_pairings(TOUR_GAUNTLET, 5), 4);
+    assert_int_equal(coord_tournament_pairings(TOUR_GAUNTLET, 5), 4);
     for (uint64_t k = 0; k < 12; k++) {
         int a, b;
-        tournament_pair_engines(TOUR_GAUNTLET, 5, k, &a, &b);
+        coord_tournament_pair_engines(TOUR_GAUNTLET, 5, k, &a, &b);
         uint64_t cycle = k / 4;
         int opponent = (int)(k % 4) + 1;
         assert_int_equal(cycle % 2 ? b : a, 0);
@@ -102,20 +102,20 @@ static void test_gauntlet_and_match(void **state)
     }
     /* two engines: a plain match, engine 0 first in every pair, whatever the kind */
     for (int kind = 0; kind < TOUR_KIND_NB; kind++) {
-        assert_int_equal(tournament_pairings((TourKind)kind, 2), 1);
+        assert_int_equal(coord_tournament_pairings((TourKind)kind, 2), 1);
         for (uint64_t k = 0; k < 5; k++) {
             int a, b;
-            tournament_pair_engines((TourKind)kind, 2, k, &a, &b);
+            coord_tournament_pair_engines((TourKind)kind, 2, k, &a, &b);
             assert_int_equal(a, 0);
             assert_int_equal(b, 1);
         }
     }
-    assert_int_equal(tournament_pairings(TOUR_ROUNDROBIN, 1), 0);
-    assert_int_equal(tournament_pairings(TOUR_ROUNDROBIN, TOUR_MAX_ENGINES + 1), 0);
+    assert_int_equal(coord_tournament_pairings(TOUR_ROUNDROBIN, 1), 0);
+    assert_int_equal(coord_tournament_pairings(TOUR_ROUNDROBIN, TOUR_MAX_ENGINES + 1), 0);
     TourKind k;
-    assert_true(tournament_kind_parse("round-robin", &k) && k == TOUR_ROUNDROBIN);
-    assert_true(tournament_kind_parse("gauntlet", &k) && k == TOUR_GAUNTLET);
-    assert_false(tournament_kind_parse("knockout", &k));
+    assert_true(coord_tournament_kind_parse("round-robin", &k) && k == TOUR_ROUNDROBIN);
+    assert_true(coord_tournament_kind_parse("gauntlet", &k) && k == TOUR_GAUNTLET);
+    assert_false(coord_tournament_kind_parse("knockout", &k));
 }
 
 /* ---- the command line and the settings ------------------------------------------------ */
@@ -263,26 +263,26 @@ static void test_schedule_hands_out_pairings(void **state)
         "builtin", "-tournament", "gauntlet", "-rounds", "2",       "--random-plies", "2"};
     if (!cli(&g_cfg, &g, &err, 14, argv))
         fail_msg("%s", err.msg);
-    if (!sched_init(&s, &g_cfg, &serr))
+    if (!coord_sched_init(&s, &g_cfg, &serr))
         fail_msg("%s", serr.msg);
     assert_int_equal(s.target, 6); /* 2 rounds x 3 pairings */
-    assert_int_equal(sched_pairings(&s), 3);
+    assert_int_equal(coord_sched_pairings(&s), 3);
     int count[4] = {0};
     uint64_t id;
     for (uint64_t want = 0; want < 6; want++) {
-        assert_true(sched_assign_next(&s, 0, 0, &id));
+        assert_true(coord_sched_assign_next(&s, 0, 0, &id));
         assert_int_equal(id, want);
         int a, b;
-        sched_pair_engines(&s, id, &a, &b);
+        coord_sched_pair_engines(&s, id, &a, &b);
         assert_int_equal(want < 3 ? a : b, 0);
         count[a]++;
         count[b]++;
     }
-    assert_false(sched_assign_next(&s, 0, 0, &id));
+    assert_false(coord_sched_assign_next(&s, 0, 0, &id));
     assert_int_equal(count[0], 6);
     assert_int_equal(count[1], 2);
     assert_int_equal(count[3], 2);
-    sched_free(&s);
+    coord_sched_free(&s);
 }
 
 /* ---- crosstable ------------------------------------------------------------------------ */
@@ -293,26 +293,26 @@ static void test_crosstable_arithmetic(void **state)
 {
     (void)state;
     Crosstable *t = &g_xt;
-    crosstable_init(t, 3);
-    crosstable_set_name(t, 0, "a");
-    crosstable_set_name(t, 1, "b");
-    crosstable_set_name(t, 2, "c");
+    coord_crosstable_init(t, 3);
+    coord_crosstable_set_name(t, 0, "a");
+    coord_crosstable_set_name(t, 1, "b");
+    coord_crosstable_set_name(t, 2, "c");
     /* a-b: a wins both games of pair 1 (Red and Black), pair 2 drawn twice */
     Outcome ab[4] = {OUTCOME_RED_WIN, OUTCOME_BLACK_WIN, OUTCOME_DRAW, OUTCOME_DRAW};
-    crosstable_add_game(t, 0, 1, ab[0]);
-    crosstable_add_game(t, 1, 0, ab[1]);
-    crosstable_add_pair(t, 0, 1, ab[0], ab[1]);
-    crosstable_add_game(t, 1, 0, ab[2]);
-    crosstable_add_game(t, 0, 1, ab[3]);
-    crosstable_add_pair(t, 1, 0, ab[2], ab[3]);
+    coord_crosstable_add_game(t, 0, 1, ab[0]);
+    coord_crosstable_add_game(t, 1, 0, ab[1]);
+    coord_crosstable_add_pair(t, 0, 1, ab[0], ab[1]);
+    coord_crosstable_add_game(t, 1, 0, ab[2]);
+    coord_crosstable_add_game(t, 0, 1, ab[3]);
+    coord_crosstable_add_pair(t, 1, 0, ab[2], ab[3]);
     /* b-c: each wins with Red; c-a: c wins one game, its partner not stored yet */
-    crosstable_add_game(t, 1, 2, OUTCOME_RED_WIN);
-    crosstable_add_game(t, 2, 1, OUTCOME_RED_WIN);
-    crosstable_add_pair(t, 1, 2, OUTCOME_RED_WIN, OUTCOME_RED_WIN);
-    crosstable_add_game(t, 2, 0, OUTCOME_RED_WIN);
+    coord_crosstable_add_game(t, 1, 2, OUTCOME_RED_WIN);
+    coord_crosstable_add_game(t, 2, 1, OUTCOME_RED_WIN);
+    coord_crosstable_add_pair(t, 1, 2, OUTCOME_RED_WIN, OUTCOME_RED_WIN);
+    coord_crosstable_add_game(t, 2, 0, OUTCOME_RED_WIN);
     /* ignored: an engine against itself, out of range */
-    crosstable_add_game(t, 1, 1, OUTCOME_RED_WIN);
-    crosstable_add_game(t, 0, 7, OUTCOME_RED_WIN);
+    coord_crosstable_add_game(t, 1, 1, OUTCOME_RED_WIN);
+    coord_crosstable_add_game(t, 0, 7, OUTCOME_RED_WIN);
 
     assert_int_equal(t->wdl[0][1][0], 2);
     assert_int_equal(t->wdl[0][1][1], 2);
@@ -323,7 +323,7 @@ static void test_crosstable_arithmetic(void **state)
     assert_int_equal(t->pairs[1][2].wl, 1);
 
     CrosstableRow rows[XT_MAX];
-    assert_int_equal(crosstable_ranking(t, rows), 3);
+    assert_int_equal(coord_crosstable_ranking(t, rows), 3);
     /* a: 3/5 (60 %), b: 2/6, c: 2/3 (67 %) */
     assert_int_equal(rows[0].engine, 2);
     assert_int_equal(rows[1].engine, 0);
@@ -344,7 +344,7 @@ static void test_crosstable_arithmetic(void **state)
 
     StrBuf b;
     strbuf_init(&b);
-    crosstable_format(t, "  ", &b);
+    coord_crosstable_format(t, "  ", &b);
     const char *text = strbuf_text(&b);
     /* c ranks first; the row of a (rank 2): against c (rank 1) 0/1, itself, against b
      * (rank 3) 3/4 */
@@ -353,7 +353,7 @@ static void test_crosstable_arithmetic(void **state)
     strbuf_free(&b);
 
     strbuf_init(&b);
-    crosstable_json(t, &b);
+    coord_crosstable_json(t, &b);
     text = strbuf_text(&b);
     expect_text(text,
                 "\"crosstable\":{\"points\":[[null,3.0,0.0],[1.0,null,1.0],"
@@ -371,17 +371,17 @@ static void test_stats_tournament_and_ranks(void **state)
 {
     (void)state;
     RunStats *st = &g_st;
-    runstats_init(st, 0);
-    runstats_set_engines(st, 3);
-    crosstable_set_name(&st->table, 1, "x");
-    runstats_add(st, OUTCOME_RED_WIN, REASON_TIME_FORFEIT, 30, 2, 1, 0, true);
-    runstats_add(st, OUTCOME_BLACK_WIN, REASON_ENGINE_CRASH, 40, 2, 1, 0, true);
-    runstats_add_pair(st, 2, 1, OUTCOME_RED_WIN, OUTCOME_BLACK_WIN);
-    runstats_worker_game(st, "n1", 0, REASON_TIME_FORFEIT);
-    runstats_worker_game(st, "n1", 0, REASON_ENGINE_CRASH);
-    runstats_worker_game(st, "n2", 0, REASON_ILLEGAL_MOVE);
-    runstats_worker_game(st, "n1", 3, REASON_CHECKMATE);
-    runstats_worker_game(st, "a", 9, REASON_CHECKMATE);
+    coord_runstats_init(st, 0);
+    coord_runstats_set_engines(st, 3);
+    coord_crosstable_set_name(&st->table, 1, "x");
+    coord_runstats_add(st, OUTCOME_RED_WIN, REASON_TIME_FORFEIT, 30, 2, 1, 0, true);
+    coord_runstats_add(st, OUTCOME_BLACK_WIN, REASON_ENGINE_CRASH, 40, 2, 1, 0, true);
+    coord_runstats_add_pair(st, 2, 1, OUTCOME_RED_WIN, OUTCOME_BLACK_WIN);
+    coord_runstats_worker_game(st, "n1", 0, REASON_TIME_FORFEIT);
+    coord_runstats_worker_game(st, "n1", 0, REASON_ENGINE_CRASH);
+    coord_runstats_worker_game(st, "n2", 0, REASON_ILLEGAL_MOVE);
+    coord_runstats_worker_game(st, "n1", 3, REASON_CHECKMATE);
+    coord_runstats_worker_game(st, "a", 9, REASON_CHECKMATE);
     assert_int_equal(st->time_losses[1], 1);
     assert_int_equal(st->crashes[2], 1);
     assert_int_equal(st->nworkers, 4);
@@ -395,7 +395,7 @@ static void test_stats_tournament_and_ranks(void **state)
     RunStatsContext cx = {.pairs_done = 1, .pairs_target = 3, .workers = 2, .now = 1};
     StrBuf b;
     strbuf_init(&b);
-    runstats_json(st, &cx, "summary", NULL, true, &b);
+    coord_runstats_json(st, &cx, "summary", NULL, true, &b);
     const char *j = strbuf_text(&b);
     expect_text(j, "\"engines\":[\"engine 0\",\"x\",\"engine 2\"]", "\"crashes\":[0,0,1]",
                 "\"ranks\":[{\"rank\":9,\"host\":\"a\",\"games\":1,",
@@ -405,14 +405,14 @@ static void test_stats_tournament_and_ranks(void **state)
     assert_null(strstr(j, "\"nelo_error\"")); /* no top-level match of engines 0-1 */
     strbuf_free(&b);
     strbuf_init(&b);
-    runstats_summary_text(st, &cx, &b);
+    coord_runstats_summary_text(st, &cx, &b);
     expect_text(strbuf_text(&b), "rank 0 on n2: 1 games, 0 crashes, 0 time losses, 1", "crosstable",
                 NULL);
     strbuf_free(&b);
     char line[512];
-    runstats_progress_text(st, &cx, line, sizeof line);
+    coord_runstats_progress_text(st, &cx, line, sizeof line);
     assert_non_null(strstr(line, "leader x 50.00 % (1/2)"));
-    runstats_free(st);
+    coord_runstats_free(st);
 }
 
 int main(void)

@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "coordinator/coord_live.h"
-#include "coordinator/runreport.h"
+#include "coordinator/coord_runreport.h"
 
 typedef struct {
     double t;
@@ -68,11 +68,11 @@ static void test_publish(void **state)
     (void)state;
     CoordLive *live = coord_live_new();
     RunStats st;
-    runstats_init(&st, 100);
+    coord_runstats_init(&st, 100);
     st.has_sprt = true;
-    runstats_add(&st, OUTCOME_RED_WIN, REASON_CHECKMATE, 50, 0, 1, 1000, true);
-    runstats_add(&st, OUTCOME_DRAW, REASON_REPETITION, 70, 1, 0, 1000, true);
-    runstats_add_pair(&st, 0, 1, OUTCOME_RED_WIN, OUTCOME_DRAW);
+    coord_runstats_add(&st, OUTCOME_RED_WIN, REASON_CHECKMATE, 50, 0, 1, 1000, true);
+    coord_runstats_add(&st, OUTCOME_DRAW, REASON_REPETITION, 70, 1, 0, 1000, true);
+    coord_runstats_add_pair(&st, 0, 1, OUTCOME_RED_WIN, OUTCOME_DRAW);
     RunStatsContext cx = {.pairs_done = 1, .pairs_target = 10, .workers = 2, .now = 104};
     coord_live_set_run(live, 0xab, "/runs/a \"b\".h5");
     coord_live_publish(live, &st, &cx, "\"spsa\":{\"params\":[]}");
@@ -95,7 +95,7 @@ static void test_publish(void **state)
     assert_non_null(strstr(history, "\"points\":[[4.00,2,"));
     assert_null(strstr(history, "null"));
     free(history);
-    runstats_free(&st);
+    coord_runstats_free(&st);
     coord_live_free(&live);
 }
 
@@ -105,7 +105,7 @@ static void test_history_bounded(void **state)
     enum { N = 9999 };
     CoordLive *live = coord_live_new();
     RunStats st;
-    runstats_init(&st, 0);
+    coord_runstats_init(&st, 0);
     RunStatsContext cx = {.pairs_target = N};
     Point *pts = malloc((COORD_LIVE_HISTORY_MAX + 1) * sizeof *pts);
     assert_non_null(pts);
@@ -126,7 +126,7 @@ static void test_history_bounded(void **state)
     for (int i = 1; i < n - 1; i++)
         assert_int_equal(pts[i].games - pts[i - 1].games, step);
     free(pts);
-    runstats_free(&st);
+    coord_runstats_free(&st);
     coord_live_free(&live);
 }
 
@@ -135,7 +135,7 @@ static void test_fit_k(void **state)
     (void)state;
     RunReport *rep = calloc(1, sizeof *rep);
     assert_non_null(rep);
-    assert_true(runreport_fit_k(rep) == 0);
+    assert_true(coord_runreport_fit_k(rep) == 0);
     const double k = 0.0042;
     for (int b = 0; b < RUNREPORT_SCORE_BINS; b++) {
         double s = (b + 0.5) * RUNREPORT_SCORE_BIN - RUNREPORT_SCORE_CLIP;
@@ -145,7 +145,7 @@ static void test_fit_k(void **state)
         rep->wdl[b][0] = wins;
         rep->wdl[b][2] = n - wins;
     }
-    double fitted = runreport_fit_k(rep);
+    double fitted = coord_runreport_fit_k(rep);
     if (fabs(fitted - k) > 1e-3 * k)
         fail_msg("fitted K %.6g, made with %.6g", fitted, k);
     free(rep);

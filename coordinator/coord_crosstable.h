@@ -13,15 +13,15 @@
  * command line. The numbers say how an engine fared against this field, not a rating
  * on a common scale (cutechess and fastchess print the same kind of table).
  */
-#ifndef CHUHE_CROSSTABLE_H
-#define CHUHE_CROSSTABLE_H
+#ifndef CHUHE_COORD_CROSSTABLE_H
+#define CHUHE_COORD_CROSSTABLE_H
 
 #include <stdint.h>
 
 #include "record.h"
 #include "contracts/stats.h"
 #include "strbuf.h"
-#include "tournament.h"
+#include "coord_tournament.h"
 
 enum { XT_MAX = TOUR_MAX_ENGINES, XT_NAME_SIZE = 64 };
 
@@ -43,26 +43,26 @@ typedef struct {
 } CrosstableRow;
 
 /* Clears the counts for n engines (clamped to 2..XT_MAX); names become "". */
-void crosstable_init(Crosstable *t, int n);
-void crosstable_set_name(Crosstable *t, int e, const char *name);
-const char *crosstable_name(const Crosstable *t, int e, char buf[XT_NAME_SIZE]);
+void coord_crosstable_init(Crosstable *t, int n);
+void coord_crosstable_set_name(Crosstable *t, int e, const char *name);
+const char *coord_crosstable_name(const Crosstable *t, int e, char buf[XT_NAME_SIZE]);
 
 /* A stored game; engines outside 0..n-1 or equal are ignored. */
-void crosstable_add_game(Crosstable *t, int red, int black, Outcome o);
+void coord_crosstable_add_game(Crosstable *t, int red, int black, Outcome o);
 /* A complete pair: first had Red in game 0 (outcome o0) and Black in game 1 (o1). */
-void crosstable_add_pair(Crosstable *t, int first, int second, Outcome o0, Outcome o1);
+void coord_crosstable_add_pair(Crosstable *t, int first, int second, Outcome o0, Outcome o1);
 
 /* The score of a game for the engine with the colour named: Red if red, else Black. */
-StatsScore crosstable_score(Outcome o, bool red);
+StatsScore coord_crosstable_score(Outcome o, bool red);
 
 /* The rows of all engines, best first; returns n. */
-int crosstable_ranking(const Crosstable *t, CrosstableRow rows[XT_MAX]);
+int coord_crosstable_ranking(const Crosstable *t, CrosstableRow rows[XT_MAX]);
 
 /* The report: ranking, crosstable (points / games, engines in rank order) and one line
  * per pairing; each line starts with indent and ends in '\n'. */
-void crosstable_format(const Crosstable *t, const char *indent, StrBuf *out);
+void coord_crosstable_format(const Crosstable *t, const char *indent, StrBuf *out);
 
 /* JSON members (no braces) "ranking":[...],"crosstable":{...},"pairings":[...]. */
-void crosstable_json(const Crosstable *t, StrBuf *out);
+void coord_crosstable_json(const Crosstable *t, StrBuf *out);
 
 #endif

@@ -1,4 +1,4 @@
-#include "statscmd.h"
+#include "coord_statscmd.h"
 
 #include <inttypes.h>
 #include <stdint.h>
@@ -87,7 +87,7 @@ static int parse_list(const char *text, const char *opt, uint64_t *vals, int max
     }
 }
 
-bool statscmd_parse_penta(const char *text, StatsCounts *out, StatsError *err)
+bool coord_statscmd_parse_penta(const char *text, StatsCounts *out, StatsError *err)
 {
     uint64_t v[STATS_PENTA_NB + 1], plus[2];
     bool has_plus;
@@ -129,7 +129,7 @@ bool statscmd_parse_penta(const char *text, StatsCounts *out, StatsError *err)
     return true;
 }
 
-bool statscmd_parse_wdl(const char *text, StatsCounts *out, StatsError *err)
+bool coord_statscmd_parse_wdl(const char *text, StatsCounts *out, StatsError *err)
 {
     uint64_t v[3], plus[2];
     bool has_plus;
@@ -158,7 +158,7 @@ static bool parse_sprt_words(int argc, char *const argv[], int *i, SprtParams *p
     return true;
 }
 
-bool statscmd_parse_args(int argc, char *const argv[], StatsCmdArgs *out, StatsError *err)
+bool coord_statscmd_parse_args(int argc, char *const argv[], StatsCmdArgs *out, StatsError *err)
 {
     StatsCmdArgs a;
     bool have_counts = false;
@@ -175,8 +175,8 @@ bool statscmd_parse_args(int argc, char *const argv[], StatsCmdArgs *out, StatsE
             if (i + 1 >= argc)
                 return ERROR_SET(err, "%s needs a list of numbers", arg);
             i++;
-            if (penta ? !statscmd_parse_penta(argv[i], &a.counts, err)
-                      : !statscmd_parse_wdl(argv[i], &a.counts, err))
+            if (penta ? !coord_statscmd_parse_penta(argv[i], &a.counts, err)
+                      : !coord_statscmd_parse_wdl(argv[i], &a.counts, err))
                 return false;
             a.kind = penta ? STATS_PENTANOMIAL : STATS_TRINOMIAL;
             have_counts = true;
@@ -196,7 +196,7 @@ bool statscmd_parse_args(int argc, char *const argv[], StatsCmdArgs *out, StatsE
     return true;
 }
 
-const char *statscmd_usage(void)
+const char *coord_statscmd_usage(void)
 {
     return "stats (--penta LIST | --wdl W,D,L) [-sprt elo0=X elo1=Y [alpha=A] [beta=B] "
            "[model=M]]\n"

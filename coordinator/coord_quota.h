@@ -9,8 +9,8 @@
  * silence, released, dropped). ACKs wait for the run file's flush, so a worker that
  * finishes pairs faster than the group commit acknowledges them is held back here.
  */
-#ifndef CHUHE_LIMITS_H
-#define CHUHE_LIMITS_H
+#ifndef CHUHE_COORD_QUOTA_H
+#define CHUHE_COORD_QUOTA_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -45,20 +45,20 @@ typedef enum {
     DROP_IGNORED,  /* dropped: the worker is being ignored */
 } LimitVerdict;
 
-void limits_init(WorkerLimits *l, const CoordConfig *cfg, double now);
+void coord_quota_init(WorkerLimits *l, const CoordConfig *cfg, double now);
 
 /* Whether a message that just came in is handled. */
-LimitVerdict limits_admit(WorkerLimits *l, const CoordConfig *cfg, double now);
+LimitVerdict coord_quota_admit(WorkerLimits *l, const CoordConfig *cfg, double now);
 
 /* True once, with the count, when a run of drops has ended (a pause) or an ignored
  * worker's time is over. */
-bool limits_drops_ended(WorkerLimits *l, double now, uint64_t *dropped, bool *was_ignored);
+bool coord_quota_drops_ended(WorkerLimits *l, double now, uint64_t *dropped, bool *was_ignored);
 
 /* Pairs held: a new WORK; an ACK sent for game g; the pair gone from the worker. */
-void limits_hold(WorkerLimits *l, uint64_t pair);
-void limits_acked(WorkerLimits *l, uint64_t pair, unsigned game);
-void limits_release(WorkerLimits *l, uint64_t pair);
-void limits_release_all(WorkerLimits *l);
-int limits_held(const WorkerLimits *l);
+void coord_quota_hold(WorkerLimits *l, uint64_t pair);
+void coord_quota_acked(WorkerLimits *l, uint64_t pair, unsigned game);
+void coord_quota_release(WorkerLimits *l, uint64_t pair);
+void coord_quota_release_all(WorkerLimits *l);
+int coord_quota_held(const WorkerLimits *l);
 
 #endif

@@ -17,8 +17,8 @@
  *
  * Games also come out as PGN, through the engine's PGN writer (pgn.h).
  */
-#ifndef CHUHE_EXPORT_H
-#define CHUHE_EXPORT_H
+#ifndef CHUHE_COORD_EXPORT_H
+#define CHUHE_COORD_EXPORT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -46,7 +46,7 @@ typedef struct {
  * runfile_open_read (ngames = UINT64_MAX: to the last game) as plain text to out.
  * filter may be NULL; *stats (may be NULL) is filled even on failure, with what was done.
  */
-bool export_plain(RunFile *rf, uint64_t first_game, uint64_t ngames, const ExportFilter *filter,
+bool coord_export_plain(RunFile *rf, uint64_t first_game, uint64_t ngames, const ExportFilter *filter,
                   FILE *out, ExportStats *stats, RunError *err);
 
 /*
@@ -55,10 +55,10 @@ bool export_plain(RunFile *rf, uint64_t first_game, uint64_t ngames, const Expor
  * run's creation date, Round "<pair id + 1>.<game in pair + 1>". stats->positions counts
  * the plies written.
  */
-bool export_pgn(RunFile *rf, uint64_t first_game, uint64_t ngames, bool comments, FILE *out,
+bool coord_export_pgn(RunFile *rf, uint64_t first_game, uint64_t ngames, bool comments, FILE *out,
                 ExportStats *stats, RunError *err);
 
 /* The Event tag value of the run's games in PGN: "chuhe run <run id in hex>". */
-void export_pgn_event(RunFile *rf, char *buf, size_t size);
+void coord_export_pgn_event(RunFile *rf, char *buf, size_t size);
 
 #endif

@@ -13,23 +13,23 @@
  *                 horse and cannon on the board)
  *   ranks         games per worker rank
  *   match         two players: the pentanomial counts and Elo, as the coordinator's
- *                 summary computes them (runstats.h); more players: the ranking
+ *                 summary computes them (coord_runstats.h); more players: the ranking
  *
  * Each figure goes to stdout as text, to DIR/NAME.png through gnuplot, and with its text
- * to DIR/index.html (reportpage.h). Every output path is checked before the run is read
+ * to DIR/index.html (coord_reportpage.h). Every output path is checked before the run is read
  * (outpath.h): DIR may exist, files in it are replaced only with --force, and nothing is
  * ever written over the run file.
  */
-#ifndef CHUHE_RUNREPORT_H
-#define CHUHE_RUNREPORT_H
+#ifndef CHUHE_COORD_RUNREPORT_H
+#define CHUHE_COORD_RUNREPORT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "evaluate.h"
 #include "record.h"
-#include "reportpage.h"
-#include "runstats.h"
+#include "coord_reportpage.h"
+#include "coord_runstats.h"
 #include "contracts/runfile.h"
 
 enum {
@@ -66,18 +66,18 @@ typedef struct {
 
 /* Reads every game and position of rf (opened with runfile_open_read). False with err
  * set when a read fails. */
-bool runreport_collect(RunFile *rf, RunReport *rep, RunError *err);
-void runreport_free(RunReport *rep);
+bool coord_runreport_collect(RunFile *rf, RunReport *rep, RunError *err);
+void coord_runreport_free(RunReport *rep);
 
 /* The K of 1 / (1 + exp(-K score)) closest (least squares, weighted by positions) to the
  * mover's mean result per score bucket; 0 without scored positions. */
-double runreport_fit_k(const RunReport *rep);
+double coord_runreport_fit_k(const RunReport *rep);
 
 /* The figures as tables (rep->players decides the last one), in the order above;
- * returns how many. Free each with reportpage_free. */
-int runreport_tables(const RunReport *rep, ReportTable tables[RUNREPORT_FIGURES]);
+ * returns how many. Free each with coord_reportpage_free. */
+int coord_runreport_tables(const RunReport *rep, ReportTable tables[RUNREPORT_FIGURES]);
 
 /* The subcommand: arguments after "report"; returns the exit status. */
-int runreport_tool(int argc, char **argv);
+int coord_runreport_tool(int argc, char **argv);
 
 #endif

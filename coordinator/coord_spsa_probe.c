@@ -1,4 +1,4 @@
-#include "spsa_probe.h"
+#include "coord_spsa_probe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +74,7 @@ static bool xboard_features(SpsaOptions *o, const char *line)
     return strstr(line, "done=1") != NULL;
 }
 
-bool spsa_probe_options(const CoordConfig *cfg, int e, SpsaOptions *out, CoordError *err)
+bool coord_spsa_probe_options(const CoordConfig *cfg, int e, SpsaOptions *out, CoordError *err)
 {
     ProtoExtProtocol proto = PROTO_EXT_UCI;
     if (cfg->proto[e][0])
@@ -111,7 +111,7 @@ bool spsa_probe_options(const CoordConfig *cfg, int e, SpsaOptions *out, CoordEr
     return true;
 }
 
-bool spsa_probe_check(SpsaFile *f, const char *path, const SpsaOptions *o, const char *engine,
+bool coord_spsa_probe_check(SpsaFile *f, const char *path, const SpsaOptions *o, const char *engine,
                       CoordError *err)
 {
     for (int i = 0; i < f->n; i++) {
@@ -135,13 +135,13 @@ bool spsa_probe_check(SpsaFile *f, const char *path, const SpsaOptions *o, const
     return true;
 }
 
-bool spsa_probe_file(const CoordConfig *cfg, SpsaFile *f, CoordError *err)
+bool coord_spsa_probe_file(const CoordConfig *cfg, SpsaFile *f, CoordError *err)
 {
     SpsaSettings set;
-    if (!spsa_settings_parse(cfg->spsa, &set, err) || !spsa_file_read(set.params, f, err))
+    if (!coord_spsa_settings_parse(cfg->spsa, &set, err) || !coord_spsa_file_read(set.params, f, err))
         return false;
     if (!cfg->cmd[0][0])
-        return spsa_file_check_builtin(f, set.params, err);
+        return coord_spsa_file_check_builtin(f, set.params, err);
     SpsaOptions *o = malloc(sizeof *o);
     if (!o)
         return ERROR_SET(err, "out of memory");
@@ -149,7 +149,7 @@ bool spsa_probe_file(const CoordConfig *cfg, SpsaFile *f, CoordError *err)
     char name[PROTO_COMMAND_MAX + 1];
     snprintf(name, sizeof name, "%s", cfg->cmd[0]);
     name[strcspn(name, " \t")] = '\0';
-    bool ok = spsa_probe_options(cfg, 0, o, err) && spsa_probe_check(f, set.params, o, name, err);
+    bool ok = coord_spsa_probe_options(cfg, 0, o, err) && coord_spsa_probe_check(f, set.params, o, name, err);
     free(o);
     return ok;
 }

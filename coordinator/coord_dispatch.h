@@ -9,12 +9,12 @@
  * not yet acknowledged gets WAIT, and so does every worker while the run file cannot be
  * written.
  */
-#ifndef CHUHE_COORD_WORK_H
-#define CHUHE_COORD_WORK_H
+#ifndef CHUHE_COORD_DISPATCH_H
+#define CHUHE_COORD_DISPATCH_H
 
 typedef struct CoordHub CoordHub;
 
 /* Answers worker i's WORK_REQUEST. */
-void coord_work_request(CoordHub *h, int i);
+void coord_dispatch_request(CoordHub *h, int i);
 
 #endif

@@ -3,8 +3,8 @@
  * optional SPRT (contracts/stats.h reads its words), and the usage text. The numbers
  * themselves come from contracts/stats.
  */
-#ifndef CHUHE_STATSCMD_H
-#define CHUHE_STATSCMD_H
+#ifndef CHUHE_COORD_STATSCMD_H
+#define CHUHE_COORD_STATSCMD_H
 
 #include <stdbool.h>
 
@@ -21,9 +21,9 @@ typedef struct {
 /* "LL,LD,WL+DD,WD,WW" (five numbers; bin 2 may be written "WL+DD") or
  * "LL,LD,WL,DD,WD,WW" (six). Non-negative integers, commas, optional blanks. Fills
  * penta, its split when known, and tri when the split is known. */
-bool statscmd_parse_penta(const char *text, StatsCounts *out, StatsError *err);
+bool coord_statscmd_parse_penta(const char *text, StatsCounts *out, StatsError *err);
 /* "W,D,L": games, so tri only. On failure of either, *out is unchanged. */
-bool statscmd_parse_wdl(const char *text, StatsCounts *out, StatsError *err);
+bool coord_statscmd_parse_wdl(const char *text, StatsCounts *out, StatsError *err);
 
 /*
  * Parses the arguments that follow "stats":
@@ -32,8 +32,8 @@ bool statscmd_parse_wdl(const char *text, StatsCounts *out, StatsError *err);
  * '='; alpha and beta default to 0.05, model to normalized; elo0 and elo1 are required).
  * False with err set on any error, *out then unchanged.
  */
-bool statscmd_parse_args(int argc, char *const argv[], StatsCmdArgs *out, StatsError *err);
+bool coord_statscmd_parse_args(int argc, char *const argv[], StatsCmdArgs *out, StatsError *err);
 /* The usage text of those arguments, lines ending in '\n'. */
-const char *statscmd_usage(void);
+const char *coord_statscmd_usage(void);
 
 #endif

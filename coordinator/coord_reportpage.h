@@ -1,11 +1,11 @@
 /*
- * The forms of a run report's figures (runreport.h): each figure is one table of
+ * The forms of a run report's figures (coord_runreport.h): each figure is one table of
  * labelled rows, printed as text, drawn as a PNG by gnuplot (as the tuner draws its
  * loss curve) and gathered with its text into one index.html. The same table feeds all
  * three, so the page and the text never disagree.
  */
-#ifndef CHUHE_REPORTPAGE_H
-#define CHUHE_REPORTPAGE_H
+#ifndef CHUHE_COORD_REPORTPAGE_H
+#define CHUHE_COORD_REPORTPAGE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,22 +44,22 @@ typedef struct {
 } ReportTable;
 
 /* A row: its label and ncols - 1 values. Exits (COORD_FATAL) when out of memory. */
-void reportpage_row(ReportTable *t, const char *label, const double *values);
-void reportpage_free(ReportTable *t);
+void coord_reportpage_row(ReportTable *t, const char *label, const double *values);
+void coord_reportpage_free(ReportTable *t);
 
 /* The table as text: the title, the note, the headings and the rows. */
-void reportpage_text(const ReportTable *t, FILE *out);
+void coord_reportpage_text(const ReportTable *t, FILE *out);
 
 /* Whether gnuplot can be started (it is looked for once). */
-bool reportpage_have_gnuplot(void);
+bool coord_reportpage_have_gnuplot(void);
 
 /* Draws t (not REPORT_PLOT_NONE, at least one row) into png with gnuplot; false with
  * one line in err. */
-bool reportpage_plot(const ReportTable *t, const char *png, char *err, size_t size);
+bool coord_reportpage_plot(const ReportTable *t, const char *png, char *err, size_t size);
 
 /* Writes the page: heading (HTML-escaped) and, for each table, its title, its picture
  * NAME.png when drawn[i], and its text. False with one line in err. */
-bool reportpage_html(const char *path, const char *heading, const ReportTable *tables, int n,
+bool coord_reportpage_html(const char *path, const char *heading, const ReportTable *tables, int n,
                      const bool *drawn, char *err, size_t size);
 
 #endif

@@ -1,4 +1,4 @@
-#include "export.h"
+#include "coord_export.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -63,7 +63,7 @@ static bool export_game(RunFile *rf, Scratch *s, uint64_t id, const ExportFilter
     return true;
 }
 
-void export_pgn_event(RunFile *rf, char *buf, size_t size)
+void coord_export_pgn_event(RunFile *rf, char *buf, size_t size)
 {
     snprintf(buf, size, "chuhe run %016llx", (unsigned long long)runfile_run_id(rf));
 }
@@ -76,7 +76,7 @@ static bool pgn_game(RunFile *rf, Scratch *s, uint64_t id, bool comments, FILE *
     const RunGame *g = runfile_game(rf, id);
     const RunPlayer *red = runfile_player(rf, g->red), *black = runfile_player(rf, g->black);
     char event[48], date[11] = "", round[48];
-    export_pgn_event(rf, event, sizeof event);
+    coord_export_pgn_event(rf, event, sizeof event);
     const char *c = runfile_created(rf); /* 2024-05-01T... */
     if (strlen(c) >= 10)
         snprintf(date, sizeof date, "%.4s.%.2s.%.2s", c, c + 5, c + 8);
@@ -120,13 +120,13 @@ static bool export_range(RunFile *rf, uint64_t first_game, uint64_t ngames,
     return ok;
 }
 
-bool export_plain(RunFile *rf, uint64_t first_game, uint64_t ngames, const ExportFilter *filter,
+bool coord_export_plain(RunFile *rf, uint64_t first_game, uint64_t ngames, const ExportFilter *filter,
                   FILE *out, ExportStats *stats, RunError *err)
 {
     return export_range(rf, first_game, ngames, filter, false, false, out, stats, err);
 }
 
-bool export_pgn(RunFile *rf, uint64_t first_game, uint64_t ngames, bool comments, FILE *out,
+bool coord_export_pgn(RunFile *rf, uint64_t first_game, uint64_t ngames, bool comments, FILE *out,
                 ExportStats *stats, RunError *err)
 {
     return export_range(rf, first_game, ngames, NULL, true, comments, out, stats, err);

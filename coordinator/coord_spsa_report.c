@@ -1,4 +1,4 @@
-#include "spsa_report.h"
+#include "coord_spsa_report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -30,10 +30,10 @@ static void value_text(const RunSpsaParam *p, double v, char *buf, size_t size)
 
 static const double *current(const Spsa *s)
 {
-    return spsa_theta(s, s->applied);
+    return coord_spsa_theta(s, s->applied);
 }
 
-void spsa_report_progress(const Spsa *s, char *buf, size_t size)
+void coord_spsa_report_progress(const Spsa *s, char *buf, size_t size)
 {
     size_t n = strlen(buf);
     n += (size_t)snprintf(buf + n, n < size ? size - n : 0, " | spsa %" PRIu64 "/%" PRIu64,
@@ -44,7 +44,7 @@ void spsa_report_progress(const Spsa *s, char *buf, size_t size)
         snprintf(buf + n, size - n, " (+%d more)", s->n - PROGRESS_PARAMS);
 }
 
-void spsa_report_json(const Spsa *s, StrBuf *out)
+void coord_spsa_report_json(const Spsa *s, StrBuf *out)
 {
     strbuf_printf(out, "\"spsa\":{\"iterations\":%" PRIu64 ",\"pairs\":%" PRIu64 ",\"params\":[",
                   s->applied, s->set.pairs);
@@ -58,7 +58,7 @@ void spsa_report_json(const Spsa *s, StrBuf *out)
     strbuf_printf(out, "]}");
 }
 
-void spsa_report_values(const Spsa *s, StrBuf *out)
+void coord_spsa_report_values(const Spsa *s, StrBuf *out)
 {
     for (int i = 0; i < s->n; i++) {
         const RunSpsaParam *p = &s->param[i];
@@ -69,14 +69,14 @@ void spsa_report_values(const Spsa *s, StrBuf *out)
     }
 }
 
-bool spsa_report_write(const Spsa *s, const char *path, CoordError *err)
+bool coord_spsa_report_write(const Spsa *s, const char *path, CoordError *err)
 {
     char tmp[COORD_PATH_MAX + 8];
     if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
         return ERROR_SET(err, "%s: path too long", path);
     StrBuf text;
     strbuf_init(&text);
-    spsa_report_values(s, &text);
+    coord_spsa_report_values(s, &text);
     FILE *f = fopen(tmp, "w");
     bool ok = f && fputs(strbuf_text(&text), f) >= 0;
     ok = f && fclose(f) == 0 && ok;
@@ -89,7 +89,7 @@ bool spsa_report_write(const Spsa *s, const char *path, CoordError *err)
     return true;
 }
 
-bool spsa_report_plot(const Spsa *s, const char *png, const char *run, CoordError *err)
+bool coord_spsa_report_plot(const Spsa *s, const char *png, const char *run, CoordError *err)
 {
     if (!textesc_plain(png))
         return ERROR_SET(err, "--plot: a path with a control character is not given to gnuplot");
@@ -119,7 +119,7 @@ bool spsa_report_plot(const Spsa *s, const char *png, const char *run, CoordErro
     for (int i = 0; i < s->n; i++) {
         const RunSpsaParam *p = &s->param[i];
         for (uint64_t j = 0; j <= s->applied; j++)
-            fprintf(g, "%" PRIu64 " %.6g\n", j, (spsa_theta(s, j)[i] - p->min) / (p->max - p->min));
+            fprintf(g, "%" PRIu64 " %.6g\n", j, (coord_spsa_theta(s, j)[i] - p->min) / (p->max - p->min));
         fprintf(g, "e\n");
     }
     int st = pclose(g);
@@ -133,7 +133,7 @@ bool spsa_report_plot(const Spsa *s, const char *png, const char *run, CoordErro
     return true;
 }
 
-int spsa_report_tool(int argc, char **argv)
+int coord_spsa_report_tool(int argc, char **argv)
 {
     const char *run = NULL, *out = NULL, *plot = NULL;
     for (int i = 0; i < argc; i++) {
@@ -167,21 +167,21 @@ int spsa_report_tool(int argc, char **argv)
     }
     Spsa s;
     CoordError err;
-    bool ok = spsa_load_history(&s, rf, &err);
+    bool ok = coord_spsa_load_history(&s, rf, &err);
     if (ok) {
         StrBuf text;
         strbuf_init(&text);
-        spsa_report_values(&s, &text);
+        coord_spsa_report_values(&s, &text);
         fputs(strbuf_text(&text), stdout);
         strbuf_free(&text);
         fprintf(stderr, "%s: SPSA of %d parameters, %" PRIu64 " iterations stored\n", run, s.n,
                 s.applied);
-        ok = (!out || spsa_report_write(&s, out, &err)) &&
-             (!plot || spsa_report_plot(&s, plot, run, &err));
+        ok = (!out || coord_spsa_report_write(&s, out, &err)) &&
+             (!plot || coord_spsa_report_plot(&s, plot, run, &err));
     }
     if (!ok)
         fprintf(stderr, "chuhe-coordinator spsa-report: %s\n", err.msg);
-    spsa_free(&s);
+    coord_spsa_free(&s);
     runfile_close(&rf, &rerr);
     return ok ? 0 : 1;
 }

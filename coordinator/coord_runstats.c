@@ -1,4 +1,4 @@
-#include "runstats.h"
+#include "coord_runstats.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,16 +9,16 @@
 #include "coord_log.h"
 #include "rules.h"
 
-void runstats_init(RunStats *st, double now)
+void coord_runstats_init(RunStats *st, double now)
 {
     memset(st, 0, sizeof *st);
     st->start = now;
     stats_counts_init(&st->match);
     sprt_params_default(&st->sprt);
-    runstats_set_engines(st, 2);
+    coord_runstats_set_engines(st, 2);
 }
 
-void runstats_free(RunStats *st)
+void coord_runstats_free(RunStats *st)
 {
     free(st->workers);
     st->workers = NULL;
@@ -60,9 +60,9 @@ static bool key_insert(RunStats *st, uint64_t key)
     return true;
 }
 
-void runstats_set_engines(RunStats *st, int engines)
+void coord_runstats_set_engines(RunStats *st, int engines)
 {
-    crosstable_init(&st->table, engines);
+    coord_crosstable_init(&st->table, engines);
     st->engines = st->table.n;
 }
 
@@ -71,15 +71,15 @@ static bool valid_engine(const RunStats *st, int e)
     return e >= 0 && e < st->engines;
 }
 
-void runstats_add_pair(RunStats *st, int first, int second, Outcome o0, Outcome o1)
+void coord_runstats_add_pair(RunStats *st, int first, int second, Outcome o0, Outcome o1)
 {
-    crosstable_add_pair(&st->table, first, second, o0, o1);
+    coord_crosstable_add_pair(&st->table, first, second, o0, o1);
     if (first + second == 1 && first * second == 0) /* engines 0 and 1: the match */
-        stats_add_pair(&st->match, crosstable_score(o0, first == 0),
-                       crosstable_score(o1, first != 0));
+        stats_add_pair(&st->match, coord_crosstable_score(o0, first == 0),
+                       coord_crosstable_score(o1, first != 0));
 }
 
-SprtState runstats_sprt(const RunStats *st, double *llr)
+SprtState coord_runstats_sprt(const RunStats *st, double *llr)
 {
     *llr = 0;
     if (!st->has_sprt)
@@ -88,7 +88,7 @@ SprtState runstats_sprt(const RunStats *st, double *llr)
     return sprt_state(&st->sprt, *llr);
 }
 
-void runstats_add(RunStats *st, Outcome o, Reason reason, int plies, int red, int black,
+void coord_runstats_add(RunStats *st, Outcome o, Reason reason, int plies, int red, int black,
                   uint64_t nodes, bool session)
 {
     if (!valid_engine(st, red) || !valid_engine(st, black))
@@ -116,7 +116,7 @@ void runstats_add(RunStats *st, Outcome o, Reason reason, int plies, int red, in
         st->player[red][1]++;
         st->player[black][1]++;
     }
-    crosstable_add_game(&st->table, red, black, o);
+    coord_crosstable_add_game(&st->table, red, black, o);
     if (session) {
         st->session_games++;
         st->session_positions += (uint64_t)plies;
@@ -129,14 +129,14 @@ static Outcome stored_outcome(const RunGame *g)
     return g->outcome > 0 ? OUTCOME_RED_WIN : g->outcome < 0 ? OUTCOME_BLACK_WIN : OUTCOME_DRAW;
 }
 
-bool runstats_add_stored(RunStats *st, RunFile *rf, uint64_t game_id, uint64_t nodes, bool session,
+bool coord_runstats_add_stored(RunStats *st, RunFile *rf, uint64_t game_id, uint64_t nodes, bool session,
                          const GameRecord *rec)
 {
     const RunGame *g = runfile_game(rf, game_id);
     if (!g)
         return false;
     Outcome o = stored_outcome(g);
-    runstats_add(st, o, (Reason)g->reason, g->plies, g->red, g->black, nodes, session);
+    coord_runstats_add(st, o, (Reason)g->reason, g->plies, g->red, g->black, nodes, session);
     uint64_t key;
     RunError err;
     if (rec)
@@ -154,11 +154,11 @@ bool runstats_add_stored(RunStats *st, RunFile *rf, uint64_t game_id, uint64_t n
     if (!g || !partner)
         return false;
     const RunGame *g0 = g->game_in_pair ? partner : g, *g1 = g->game_in_pair ? g : partner;
-    runstats_add_pair(st, g0->red, g0->black, stored_outcome(g0), stored_outcome(g1));
+    coord_runstats_add_pair(st, g0->red, g0->black, stored_outcome(g0), stored_outcome(g1));
     return true;
 }
 
-void runstats_worker_game(RunStats *st, const char *host, uint32_t rank, Reason reason)
+void coord_runstats_worker_game(RunStats *st, const char *host, uint32_t rank, Reason reason)
 {
     /* kept in (host, rank) order, the order of the report */
     int i = 0, c = 1;
@@ -222,17 +222,17 @@ static void duration_text(double s, char *buf, size_t size)
 static void leader_text(const RunStats *st, char *buf, size_t size)
 {
     CrosstableRow rows[XT_MAX];
-    crosstable_ranking(&st->table, rows);
+    coord_crosstable_ranking(&st->table, rows);
     char nb[XT_NAME_SIZE], pc[32];
     if (rows[0].games == 0)
         snprintf(buf, size, "no games yet");
     else
         snprintf(buf, size, "leader %s %s %% (%g/%" PRIu64 ")",
-                 crosstable_name(&st->table, rows[0].engine, nb),
+                 coord_crosstable_name(&st->table, rows[0].engine, nb),
                  stats_num_text(pc, 100 * rows[0].score), rows[0].points, rows[0].games);
 }
 
-void runstats_progress_text(const RunStats *st, const RunStatsContext *cx, char *buf, size_t size)
+void coord_runstats_progress_text(const RunStats *st, const RunStatsContext *cx, char *buf, size_t size)
 {
     double t = elapsed(st, cx);
     char eta_text[32], p0[96] = "";
@@ -259,7 +259,7 @@ void runstats_progress_text(const RunStats *st, const RunStatsContext *cx, char 
     }
 }
 
-void runstats_rating_text(const RunStats *st, char *buf, size_t size)
+void coord_runstats_rating_text(const RunStats *st, char *buf, size_t size)
 {
     if (st->engines == 2) {
         stats_format(buf, size, &st->match, STATS_PENTANOMIAL, st->has_sprt ? &st->sprt : NULL,
@@ -267,13 +267,13 @@ void runstats_rating_text(const RunStats *st, char *buf, size_t size)
         return;
     }
     CrosstableRow rows[XT_MAX];
-    int n = crosstable_ranking(&st->table, rows);
+    int n = coord_crosstable_ranking(&st->table, rows);
     size_t len = 0;
     buf[0] = '\0';
     for (int r = 0; r < n && len + 1 < size; r++) {
         char nb[XT_NAME_SIZE], pc[32];
         int k = snprintf(buf + len, size - len, "%s%d. %s %s %%", r ? ", " : "", r + 1,
-                         crosstable_name(&st->table, rows[r].engine, nb),
+                         coord_crosstable_name(&st->table, rows[r].engine, nb),
                          stats_num_text(pc, 100 * rows[r].score));
         if (k < 0)
             break;
@@ -306,7 +306,7 @@ static void json_match(const RunStats *st, StrBuf *o)
     strbuf_json_number(o, est.los);
     if (st->has_sprt) {
         double llr;
-        SprtState ss = runstats_sprt(st, &llr);
+        SprtState ss = coord_runstats_sprt(st, &llr);
         strbuf_printf(
             o,
             ",\"sprt\":{\"model\":\"%s\",\"elo0\":%g,\"elo1\":%g,\"alpha\":%g,\"beta\":%g,"
@@ -333,7 +333,7 @@ static void json_workers(const RunStats *st, StrBuf *o)
     strbuf_printf(o, "]");
 }
 
-void runstats_json(const RunStats *st, const RunStatsContext *cx, const char *event,
+void coord_runstats_json(const RunStats *st, const RunStatsContext *cx, const char *event,
                    const char *extra, bool final, StrBuf *o)
 {
     double t = elapsed(st, cx);
@@ -352,7 +352,7 @@ void runstats_json(const RunStats *st, const RunStatsContext *cx, const char *ev
     for (int e = 0; e < st->engines; e++) {
         char nb[XT_NAME_SIZE];
         strbuf_printf(o, "%s", e ? "," : "");
-        strbuf_json_string(o, crosstable_name(&st->table, e, nb));
+        strbuf_json_string(o, coord_crosstable_name(&st->table, e, nb));
     }
     strbuf_printf(o, "],\"players\":[");
     for (int p = 0; p < st->engines; p++)
@@ -363,10 +363,10 @@ void runstats_json(const RunStats *st, const RunStatsContext *cx, const char *ev
         json_match(st, o);
     } else {
         CrosstableRow rows[XT_MAX];
-        crosstable_ranking(&st->table, rows);
+        coord_crosstable_ranking(&st->table, rows);
         char nb[XT_NAME_SIZE];
         strbuf_printf(o, ",\"leader\":{\"engine\":%d,\"name\":", rows[0].engine);
-        strbuf_json_string(o, crosstable_name(&st->table, rows[0].engine, nb));
+        strbuf_json_string(o, coord_crosstable_name(&st->table, rows[0].engine, nb));
         strbuf_printf(o, ",\"games\":%" PRIu64 ",\"points\":%.1f,\"score\":%.4f}", rows[0].games,
                       rows[0].points, rows[0].score);
     }
@@ -397,12 +397,12 @@ void runstats_json(const RunStats *st, const RunStatsContext *cx, const char *ev
                 first = false;
             }
         strbuf_printf(o, "},");
-        crosstable_json(&st->table, o);
+        coord_crosstable_json(&st->table, o);
     }
     strbuf_printf(o, "}");
 }
 
-void runstats_summary_text(const RunStats *st, const RunStatsContext *cx, StrBuf *o)
+void coord_runstats_summary_text(const RunStats *st, const RunStatsContext *cx, StrBuf *o)
 {
     static const char *const INDENT = "             ";
     double t = elapsed(st, cx);
@@ -437,7 +437,7 @@ void runstats_summary_text(const RunStats *st, const RunStatsContext *cx, StrBuf
         strbuf_printf(o,
                       "%s player %d (%s): %" PRIu64 " on time, %" PRIu64 " crashes, %" PRIu64
                       " illegal moves\n",
-                      e ? INDENT + 1 : "  losses    ", e, crosstable_name(&st->table, e, nb),
+                      e ? INDENT + 1 : "  losses    ", e, coord_crosstable_name(&st->table, e, nb),
                       st->time_losses[e], st->crashes[e], st->illegal[e]);
     }
     for (int i = 0; i < st->nworkers; i++) {
@@ -450,7 +450,7 @@ void runstats_summary_text(const RunStats *st, const RunStatsContext *cx, StrBuf
     }
     if (st->engines > 2) {
         strbuf_printf(o, "  tournament %d engines, %" PRIu64 " games\n", st->engines, st->games);
-        crosstable_format(&st->table, INDENT, o);
+        coord_crosstable_format(&st->table, INDENT, o);
     } else if (stats_pairs(&st->match) > 0) {
         char text[1024];
         stats_format(text, sizeof text, &st->match, STATS_PENTANOMIAL,

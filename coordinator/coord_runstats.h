@@ -4,14 +4,14 @@
  * (the crosstable), per worker rank, and their text and JSON forms for the progress
  * line and the final summary.
  */
-#ifndef CHUHE_RUNSTATS_H
-#define CHUHE_RUNSTATS_H
+#ifndef CHUHE_COORD_RUNSTATS_H
+#define CHUHE_COORD_RUNSTATS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "crosstable.h"
+#include "coord_crosstable.h"
 #include "contracts/protocol.h"
 #include "record.h"
 #include "contracts/runfile.h"
@@ -60,49 +60,49 @@ typedef struct {
     double now;
 } RunStatsContext;
 
-/* Two engines named "" (runstats_set_engines and crosstable_set_name on table name them). */
-void runstats_init(RunStats *st, double now);
-void runstats_free(RunStats *st);
-void runstats_set_engines(RunStats *st, int engines);
+/* Two engines named "" (coord_runstats_set_engines and coord_crosstable_set_name on table name them). */
+void coord_runstats_init(RunStats *st, double now);
+void coord_runstats_free(RunStats *st);
+void coord_runstats_set_engines(RunStats *st, int engines);
 
 /* Counts one stored game: red and black are the engines (0..engines-1), nodes the
  * engine nodes its moves took, session whether it was stored in this session. */
-void runstats_add(RunStats *st, Outcome o, Reason reason, int plies, int red, int black,
+void coord_runstats_add(RunStats *st, Outcome o, Reason reason, int plies, int red, int black,
                   uint64_t nodes, bool session);
 
 /* Counts a pair whose two games are stored: first had Red in game 0 (outcome o0) and
  * Black in game 1 (o1). */
-void runstats_add_pair(RunStats *st, int first, int second, Outcome o0, Outcome o1);
+void coord_runstats_add_pair(RunStats *st, int first, int second, Outcome o0, Outcome o1);
 
 /* Counts the run file's game game_id (its players are the engines: player id e is
  * engine e), whether its moves repeat an earlier game's, and, when its partner is
  * stored with a lower id, their pair; true when a pair was counted. For a restart
  * (every game in id order) and for each new game. rec: the game's record when the
  * caller has it (a new game), so that its moves are not read back; NULL: read them. */
-bool runstats_add_stored(RunStats *st, RunFile *rf, uint64_t game_id, uint64_t nodes, bool session,
+bool coord_runstats_add_stored(RunStats *st, RunFile *rf, uint64_t game_id, uint64_t nodes, bool session,
                          const GameRecord *rec);
 
 /* Counts a game of this session for the worker rank that sent it. */
-void runstats_worker_game(RunStats *st, const char *host, uint32_t rank, Reason reason);
+void coord_runstats_worker_game(RunStats *st, const char *host, uint32_t rank, Reason reason);
 
 /* The SPRT's log-likelihood ratio and verdict on the pairs so far (pentanomial);
  * SPRT_CONTINUE without an SPRT. */
-SprtState runstats_sprt(const RunStats *st, double *llr);
+SprtState coord_runstats_sprt(const RunStats *st, double *llr);
 
 /* The one-line progress text: the match statistics for two engines, the leader for
  * more. */
-void runstats_progress_text(const RunStats *st, const RunStatsContext *cx, char *buf, size_t size);
+void coord_runstats_progress_text(const RunStats *st, const RunStatsContext *cx, char *buf, size_t size);
 
 /* One rating line for the log: the match statistics, or the ranking in short. */
-void runstats_rating_text(const RunStats *st, char *buf, size_t size);
+void coord_runstats_rating_text(const RunStats *st, char *buf, size_t size);
 
 /* A JSON object (one line, no newline) with "event": event, the members in extra (JSON
  * text such as "\"status\":\"complete\"", may be NULL) and the same numbers, appended
  * to out. With final set, the endings by reason and the crosstable are added. */
-void runstats_json(const RunStats *st, const RunStatsContext *cx, const char *event,
+void coord_runstats_json(const RunStats *st, const RunStatsContext *cx, const char *event,
                    const char *extra, bool final, StrBuf *out);
 
 /* The final summary, several lines, each ending in '\n', appended to out. */
-void runstats_summary_text(const RunStats *st, const RunStatsContext *cx, StrBuf *out);
+void coord_runstats_summary_text(const RunStats *st, const RunStatsContext *cx, StrBuf *out);
 
 #endif

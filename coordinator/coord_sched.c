@@ -1,4 +1,4 @@
-#include "sched.h"
+#include "coord_sched.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +21,7 @@ static void note_bad_opening(void *ctx, const char *msg)
         snprintf(b->first, sizeof b->first, "%s", msg);
 }
 
-uint64_t sched_pairs_for_games(uint64_t games)
+uint64_t coord_sched_pairs_for_games(uint64_t games)
 {
     return games / 2 + games % 2;
 }
@@ -90,22 +90,22 @@ static bool load_openings(Schedule *s, const CoordConfig *cfg, SchedError *err)
     return true;
 }
 
-bool sched_init(Schedule *s, const CoordConfig *cfg, SchedError *err)
+bool coord_sched_init(Schedule *s, const CoordConfig *cfg, SchedError *err)
 {
     memset(s, 0, sizeof *s);
     position_init(); /* openings are parsed and played: the move tables must exist */
     opening_list_init(&s->list);
-    s->target = sched_pairs_for_games(cfg->games);
+    s->target = coord_sched_pairs_for_games(cfg->games);
     s->issue_below = UINT64_MAX;
     s->seed = cfg->seed;
     s->engines = cfg->engines;
     s->kind = TOUR_ROUNDROBIN;
     s->per_round = !strcmp(cfg->opening_policy, "round");
-    if (cfg->tournament[0] && !tournament_kind_parse(cfg->tournament, &s->kind)) {
+    if (cfg->tournament[0] && !coord_tournament_kind_parse(cfg->tournament, &s->kind)) {
         snprintf(err->msg, sizeof err->msg, "unknown tournament '%s'", cfg->tournament);
         return false;
     }
-    if (tournament_pairings(s->kind, s->engines) == 0) {
+    if (coord_tournament_pairings(s->kind, s->engines) == 0) {
         snprintf(err->msg, sizeof err->msg, "%d engines: 2 to %d are possible", s->engines,
                  TOUR_MAX_ENGINES);
         return false;
@@ -132,17 +132,17 @@ bool sched_init(Schedule *s, const CoordConfig *cfg, SchedError *err)
     return true;
 }
 
-void sched_pair_engines(const Schedule *s, uint64_t id, int *first, int *second)
+void coord_sched_pair_engines(const Schedule *s, uint64_t id, int *first, int *second)
 {
-    tournament_pair_engines(s->kind, s->engines, id, first, second);
+    coord_tournament_pair_engines(s->kind, s->engines, id, first, second);
 }
 
-uint64_t sched_pairings(const Schedule *s)
+uint64_t coord_sched_pairings(const Schedule *s)
 {
-    return tournament_pairings(s->kind, s->engines);
+    return coord_tournament_pairings(s->kind, s->engines);
 }
 
-void sched_free(Schedule *s)
+void coord_sched_free(Schedule *s)
 {
     for (uint64_t i = 0; i < s->cap; i++)
         free(s->pairs[i].opening);
@@ -167,7 +167,7 @@ static Pair *slot(Schedule *s, uint64_t id)
     return &s->pairs[id];
 }
 
-Pair *sched_pair(Schedule *s, uint64_t id)
+Pair *coord_sched_pair(Schedule *s, uint64_t id)
 {
     return id < s->cap && s->pairs[id].state != PAIR_UNISSUED ? &s->pairs[id] : NULL;
 }
@@ -206,7 +206,7 @@ static void set_queued(Schedule *s, uint64_t id, bool front)
     queue_push(s, id, front);
 }
 
-void sched_restore_game(Schedule *s, uint64_t pair_id, unsigned game_in_pair)
+void coord_sched_restore_game(Schedule *s, uint64_t pair_id, unsigned game_in_pair)
 {
     Pair *p = slot(s, pair_id);
     p->stored |= (uint8_t)(1u << game_in_pair);
@@ -214,11 +214,11 @@ void sched_restore_game(Schedule *s, uint64_t pair_id, unsigned game_in_pair)
         p->state = PAIR_DONE;
         s->complete++;
     } else if (p->state == PAIR_UNISSUED) {
-        p->state = PAIR_DROPPED; /* a placeholder until sched_restore_end queues it */
+        p->state = PAIR_DROPPED; /* a placeholder until coord_sched_restore_end queues it */
     }
 }
 
-void sched_restore_end(Schedule *s, uint64_t next_pair_id)
+void coord_sched_restore_end(Schedule *s, uint64_t next_pair_id)
 {
     if (next_pair_id)
         slot(s, next_pair_id - 1);
@@ -242,9 +242,9 @@ static void assign(Schedule *s, uint64_t id, int worker, double now)
     p->assigned_at = now;
 }
 
-bool sched_assign_next(Schedule *s, int worker, double now, uint64_t *id)
+bool coord_sched_assign_next(Schedule *s, int worker, double now, uint64_t *id)
 {
-    if (s->stopped || sched_finished(s))
+    if (s->stopped || coord_sched_finished(s))
         return false;
     while (s->qlen > 0) {
         uint64_t q = s->queue[s->qhead];
@@ -270,27 +270,27 @@ bool sched_assign_next(Schedule *s, int worker, double now, uint64_t *id)
     return true;
 }
 
-void sched_reassign(Schedule *s, uint64_t id, int worker, double now)
+void coord_sched_reassign(Schedule *s, uint64_t id, int worker, double now)
 {
     if (id < s->cap && s->pairs[id].state == PAIR_ASSIGNED)
         assign(s, id, worker, now);
 }
 
-bool sched_can_adopt(const Schedule *s, uint64_t id)
+bool coord_sched_can_adopt(const Schedule *s, uint64_t id)
 {
     bool unissued = id >= s->cap || s->pairs[id].state == PAIR_UNISSUED;
-    return unissued && id < s->next_new + SCHED_ADOPT_WINDOW && !sched_finished(s) &&
+    return unissued && id < s->next_new + SCHED_ADOPT_WINDOW && !coord_sched_finished(s) &&
            s->complete + s->outstanding < s->target;
 }
 
-void sched_adopt(Schedule *s, uint64_t id, int worker, double now)
+void coord_sched_adopt(Schedule *s, uint64_t id, int worker, double now)
 {
     slot(s, id);
     assign(s, id, worker, now);
     s->outstanding++;
 }
 
-void sched_release(Schedule *s, uint64_t id)
+void coord_sched_release(Schedule *s, uint64_t id)
 {
     if (id >= s->cap || s->pairs[id].state != PAIR_ASSIGNED)
         return;
@@ -298,18 +298,18 @@ void sched_release(Schedule *s, uint64_t id)
     s->requeued++;
 }
 
-int sched_release_worker(Schedule *s, int worker)
+int coord_sched_release_worker(Schedule *s, int worker)
 {
     int n = 0;
     for (uint64_t id = 0; id < s->cap; id++)
         if (s->pairs[id].state == PAIR_ASSIGNED && s->pairs[id].worker == worker) {
-            sched_release(s, id);
+            coord_sched_release(s, id);
             n++;
         }
     return n;
 }
 
-bool sched_game_stored(Schedule *s, uint64_t id, unsigned game_in_pair)
+bool coord_sched_game_stored(Schedule *s, uint64_t id, unsigned game_in_pair)
 {
     Pair *p = slot(s, id);
     p->stored |= (uint8_t)(1u << game_in_pair);
@@ -327,7 +327,7 @@ bool sched_game_stored(Schedule *s, uint64_t id, unsigned game_in_pair)
     return true;
 }
 
-void sched_game_lost(Schedule *s, uint64_t id, unsigned game_in_pair)
+void coord_sched_game_lost(Schedule *s, uint64_t id, unsigned game_in_pair)
 {
     if (id >= s->cap)
         return;
@@ -340,7 +340,7 @@ void sched_game_lost(Schedule *s, uint64_t id, unsigned game_in_pair)
     set_queued(s, id, true);
 }
 
-void sched_drop(Schedule *s, uint64_t id)
+void coord_sched_drop(Schedule *s, uint64_t id)
 {
     Pair *p = slot(s, id);
     if (p->state == PAIR_QUEUED || p->state == PAIR_ASSIGNED)
@@ -352,14 +352,14 @@ void sched_drop(Schedule *s, uint64_t id)
     }
 }
 
-bool sched_game_rejected(Schedule *s, uint64_t id)
+bool coord_sched_game_rejected(Schedule *s, uint64_t id)
 {
-    Pair *p = sched_pair(s, id);
+    Pair *p = coord_sched_pair(s, id);
     if (!p || p->state == PAIR_DONE || p->state == PAIR_DROPPED)
         return false;
     if (++p->rejects < SCHED_MAX_REJECTS)
         return false;
-    sched_drop(s, id);
+    coord_sched_drop(s, id);
     return true;
 }
 
@@ -372,7 +372,7 @@ static uint64_t pair_seed(uint64_t seed, uint64_t id)
     return z ^ (z >> 31);
 }
 
-const Opening *sched_opening(Schedule *s, uint64_t id, SchedError *err)
+const Opening *coord_sched_opening(Schedule *s, uint64_t id, SchedError *err)
 {
     Pair *p = slot(s, id);
     if (p->opening)
@@ -382,7 +382,7 @@ const Opening *sched_opening(Schedule *s, uint64_t id, SchedError *err)
         COORD_FATAL("out of memory for an opening");
     /* the opening's number: the pair's, or under the round policy its round's, so that
      * every pairing of the round gets the same file line or the same random line */
-    uint64_t n = s->per_round ? id / tournament_pairings(s->kind, s->engines) : id;
+    uint64_t n = s->per_round ? id / coord_tournament_pairings(s->kind, s->engines) : id;
     if (s->list.count > 0) {
         uint64_t k = (s->first + n) % (uint64_t)s->list.count;
         *op = s->list.items[s->order ? s->order[k] : k];
@@ -399,7 +399,7 @@ const Opening *sched_opening(Schedule *s, uint64_t id, SchedError *err)
     return op;
 }
 
-bool sched_finished(const Schedule *s)
+bool coord_sched_finished(const Schedule *s)
 {
     if (s->complete >= s->target)
         return true;
@@ -411,7 +411,7 @@ bool sched_finished(const Schedule *s)
     return true;
 }
 
-void sched_stop(Schedule *s)
+void coord_sched_stop(Schedule *s)
 {
     s->stopped = true;
 }

@@ -1,11 +1,11 @@
-#include "crosstable.h"
+#include "coord_crosstable.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void crosstable_init(Crosstable *t, int n)
+void coord_crosstable_init(Crosstable *t, int n)
 {
     memset(t, 0, sizeof *t);
     t->n = n < 2 ? 2 : n > XT_MAX ? XT_MAX : n;
@@ -14,13 +14,13 @@ void crosstable_init(Crosstable *t, int n)
             stats_counts_init(&t->pairs[i][j]);
 }
 
-void crosstable_set_name(Crosstable *t, int e, const char *name)
+void coord_crosstable_set_name(Crosstable *t, int e, const char *name)
 {
     if (e >= 0 && e < XT_MAX)
         snprintf(t->names[e], sizeof t->names[e], "%s", name);
 }
 
-const char *crosstable_name(const Crosstable *t, int e, char buf[XT_NAME_SIZE])
+const char *coord_crosstable_name(const Crosstable *t, int e, char buf[XT_NAME_SIZE])
 {
     if (e >= 0 && e < XT_MAX && t->names[e][0])
         return t->names[e];
@@ -33,7 +33,7 @@ static bool valid_two(const Crosstable *t, int a, int b)
     return a >= 0 && b >= 0 && a < t->n && b < t->n && a != b;
 }
 
-StatsScore crosstable_score(Outcome o, bool red)
+StatsScore coord_crosstable_score(Outcome o, bool red)
 {
     return stats_game_score(o == OUTCOME_RED_WIN ? 1 : o == OUTCOME_BLACK_WIN ? -1 : 0, red);
 }
@@ -49,20 +49,20 @@ static int wdl_index(StatsScore s)
     return s == STATS_WIN ? 0 : s == STATS_DRAW ? 1 : 2;
 }
 
-void crosstable_add_game(Crosstable *t, int red, int black, Outcome o)
+void coord_crosstable_add_game(Crosstable *t, int red, int black, Outcome o)
 {
     if (!valid_two(t, red, black) || o == OUTCOME_NONE)
         return;
-    StatsScore s = crosstable_score(o, true);
+    StatsScore s = coord_crosstable_score(o, true);
     t->wdl[red][black][wdl_index(s)]++;
     t->wdl[black][red][wdl_index(flip(s))]++;
 }
 
-void crosstable_add_pair(Crosstable *t, int first, int second, Outcome o0, Outcome o1)
+void coord_crosstable_add_pair(Crosstable *t, int first, int second, Outcome o0, Outcome o1)
 {
     if (!valid_two(t, first, second) || o0 == OUTCOME_NONE || o1 == OUTCOME_NONE)
         return;
-    StatsScore s0 = crosstable_score(o0, true), s1 = crosstable_score(o1, false);
+    StatsScore s0 = coord_crosstable_score(o0, true), s1 = coord_crosstable_score(o1, false);
     stats_add_pair(&t->pairs[first][second], s0, s1);
     stats_add_pair(&t->pairs[second][first], flip(s0), flip(s1));
 }
@@ -89,7 +89,7 @@ static int row_cmp(const void *pa, const void *pb)
     return a->engine - b->engine;
 }
 
-int crosstable_ranking(const Crosstable *t, CrosstableRow rows[XT_MAX])
+int coord_crosstable_ranking(const Crosstable *t, CrosstableRow rows[XT_MAX])
 {
     for (int i = 0; i < t->n; i++) {
         CrosstableRow *r = &rows[i];
@@ -128,14 +128,14 @@ static const char *signed_text(char out[32], double x)
     return out;
 }
 
-void crosstable_format(const Crosstable *t, const char *indent, StrBuf *out)
+void coord_crosstable_format(const Crosstable *t, const char *indent, StrBuf *out)
 {
     CrosstableRow rows[XT_MAX];
-    int n = crosstable_ranking(t, rows);
+    int n = coord_crosstable_ranking(t, rows);
     char nb[XT_NAME_SIZE];
     int w = 4;
     for (int i = 0; i < n; i++) {
-        int l = (int)strlen(crosstable_name(t, i, nb));
+        int l = (int)strlen(coord_crosstable_name(t, i, nb));
         w = l > w ? l : w;
     }
     strbuf_printf(out, "%sranking (Elo against the field, from each engine's complete pairs)\n",
@@ -146,7 +146,7 @@ void crosstable_format(const Crosstable *t, const char *indent, StrBuf *out)
         const CrosstableRow *row = &rows[r];
         char b[5][32];
         strbuf_printf(out, "%s%4d  %-*s %7" PRIu64 " %7s %7s %% %9s %8s %7s %%\n", indent, r + 1, w,
-                      crosstable_name(t, row->engine, nb), row->games,
+                      coord_crosstable_name(t, row->engine, nb), row->games,
                       points_text(b[0], row->points), stats_num_text(b[1], 100 * row->score),
                       signed_text(b[2], row->est.elo), stats_num_text(b[3], row->est.elo_error),
                       stats_percent_text(b[4], row->est.los));
@@ -176,7 +176,7 @@ void crosstable_format(const Crosstable *t, const char *indent, StrBuf *out)
         strbuf_printf(out, " %*d", cw, c + 1);
     strbuf_printf(out, "\n");
     for (int a = 0; a < n; a++) {
-        strbuf_printf(out, "%s%4d  %-*s", indent, a + 1, w, crosstable_name(t, rows[a].engine, nb));
+        strbuf_printf(out, "%s%4d  %-*s", indent, a + 1, w, coord_crosstable_name(t, rows[a].engine, nb));
         for (int c = 0; c < n; c++)
             strbuf_printf(out, " %*s", cw, cell[a][c]);
         strbuf_printf(out, "\n");
@@ -191,8 +191,8 @@ void crosstable_format(const Crosstable *t, const char *indent, StrBuf *out)
                 stats_format(text, sizeof text, c, STATS_PENTANOMIAL, NULL, STATS_REPORT_LINE);
             else
                 snprintf(text, sizeof text, "no complete pair");
-            strbuf_printf(out, "%s%s vs %s: %s\n", indent, crosstable_name(t, i, nb),
-                          crosstable_name(t, j, nb2), text);
+            strbuf_printf(out, "%s%s vs %s: %s\n", indent, coord_crosstable_name(t, i, nb),
+                          coord_crosstable_name(t, j, nb2), text);
         }
 }
 
@@ -208,17 +208,17 @@ static void json_estimate(StrBuf *out, const StatsEstimate *e)
     strbuf_json_number(out, e->los);
 }
 
-void crosstable_json(const Crosstable *t, StrBuf *out)
+void coord_crosstable_json(const Crosstable *t, StrBuf *out)
 {
     CrosstableRow rows[XT_MAX];
-    int n = crosstable_ranking(t, rows);
+    int n = coord_crosstable_ranking(t, rows);
     char nb[XT_NAME_SIZE];
     strbuf_printf(out, "\"ranking\":[");
     for (int r = 0; r < n; r++) {
         const CrosstableRow *row = &rows[r];
         strbuf_printf(out, "%s{\"rank\":%d,\"engine\":%d,\"name\":", r ? "," : "", r + 1,
                       row->engine);
-        strbuf_json_string(out, crosstable_name(t, row->engine, nb));
+        strbuf_json_string(out, coord_crosstable_name(t, row->engine, nb));
         strbuf_printf(out,
                       ",\"games\":%" PRIu64 ",\"wins\":%" PRIu64 ",\"draws\":%" PRIu64
                       ",\"losses\":%" PRIu64 ",\"points\":%.1f,\"score\":%.4f,\"pairs\":%" PRIu64,

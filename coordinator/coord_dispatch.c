@@ -1,11 +1,11 @@
-#include "coord_work.h"
+#include "coord_dispatch.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "coord_hub.h"
 #include "coord_log.h"
-#include "spsa.h"
+#include "coord_spsa.h"
 
 /* Engine i as the WORK message's player, with its own limits. */
 static void fill_player(const CoordConfig *cfg, uint16_t id, int i, ProtoPlayer *p)
@@ -46,11 +46,11 @@ static void send_work(CoordHub *h, int i, uint64_t pair, const Opening *op)
     w->nmoves = (uint16_t)op->nmoves;
     memcpy(w->moves, op->moves, (size_t)op->nmoves * sizeof op->moves[0]);
     int engine[2];
-    sched_pair_engines(h->run->sched, pair, &engine[0], &engine[1]);
+    coord_sched_pair_engines(h->run->sched, pair, &engine[0], &engine[1]);
     for (int p = 0; p < 2; p++) {
         fill_player(cfg, h->run->players[engine[p]], engine[p], &w->players[p]);
         if (h->run->spsa)
-            spsa_fill_player(h->run->spsa, pair, engine[p], &w->players[p]);
+            coord_spsa_fill_player(h->run->spsa, pair, engine[p], &w->players[p]);
     }
     w->settings.max_plies = (uint16_t)cfg->max_plies;
     w->settings.resign_moves = (uint16_t)cfg->resign_moves;
@@ -67,21 +67,21 @@ static bool resend_held(CoordHub *h, int i)
 {
     CoordWorker *w = &h->workers.items[i];
     Schedule *sched = h->run->sched;
-    Pair *p = sched_pair(sched, (uint64_t)w->pair);
+    Pair *p = coord_sched_pair(sched, (uint64_t)w->pair);
     if (p && p->state == PAIR_ASSIGNED && p->worker == i) {
         if (p->received == 0) {
             SchedError serr;
-            const Opening *op = sched_opening(sched, (uint64_t)w->pair, &serr);
+            const Opening *op = coord_sched_opening(sched, (uint64_t)w->pair, &serr);
             if (op) {
-                sched_reassign(sched, (uint64_t)w->pair, i, h->now);
+                coord_sched_reassign(sched, (uint64_t)w->pair, i, h->now);
                 send_work(h, i, (uint64_t)w->pair, op);
                 return true;
             }
         }
         coord_log("pair %lld is unfinished after %s moved on: back in the queue",
                   (long long)w->pair, w->name);
-        sched_release(sched, (uint64_t)w->pair);
-        limits_release(&w->limits, (uint64_t)w->pair);
+        coord_sched_release(sched, (uint64_t)w->pair);
+        coord_quota_release(&w->limits, (uint64_t)w->pair);
     }
     w->pair = -1;
     return false;
@@ -93,17 +93,17 @@ static bool resend_held(CoordHub *h, int i)
 static bool throttled(CoordHub *h, int i)
 {
     CoordWorker *w = &h->workers.items[i];
-    if (limits_held(&w->limits) < h->cfg->max_inflight || sched_finished(h->run->sched))
+    if (coord_quota_held(&w->limits) < h->cfg->max_inflight || coord_sched_finished(h->run->sched))
         return false;
     if (!w->throttle_logged)
         coord_log("%s holds %d pairs not yet acknowledged (--max-inflight %d): no new pair "
                   "until their ACKs are out (logged once per worker)",
-                  w->name, limits_held(&w->limits), h->cfg->max_inflight);
+                  w->name, coord_quota_held(&w->limits), h->cfg->max_inflight);
     w->throttle_logged = true;
     return true;
 }
 
-void coord_work_request(CoordHub *h, int i)
+void coord_dispatch_request(CoordHub *h, int i)
 {
     CoordWorker *w = &h->workers.items[i];
     Schedule *sched = h->run->sched;
@@ -120,19 +120,19 @@ void coord_work_request(CoordHub *h, int i)
     uint64_t id;
     /* SPSA: a new pair waits until the updates its values depend on are durable */
     if (h->run->spsa)
-        sched->issue_below = spsa_issue_below(h->run->spsa, h->run->rf);
-    while (sched_assign_next(sched, i, h->now, &id)) {
+        sched->issue_below = coord_spsa_issue_below(h->run->spsa, h->run->rf);
+    while (coord_sched_assign_next(sched, i, h->now, &id)) {
         SchedError serr;
-        const Opening *op = sched_opening(sched, id, &serr);
+        const Opening *op = coord_sched_opening(sched, id, &serr);
         if (!op) {
             coord_log("%s; pair dropped", serr.msg);
-            sched_drop(sched, id);
+            coord_sched_drop(sched, id);
             continue;
         }
         w->pair = (int64_t)id;
-        limits_hold(&w->limits, id);
+        coord_quota_hold(&w->limits, id);
         send_work(h, i, id, op);
         return;
     }
-    coord_outbox_send_simple(h, i, sched_finished(sched) ? PROTO_DONE : PROTO_WAIT);
+    coord_outbox_send_simple(h, i, coord_sched_finished(sched) ? PROTO_DONE : PROTO_WAIT);
 }

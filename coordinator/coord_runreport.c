@@ -1,4 +1,4 @@
-#include "runreport.h"
+#include "coord_runreport.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -79,24 +79,24 @@ static void count_position(RunReport *rep, const RunPosition *p)
         rep->wdl[bin][1 - p->result]++;
 }
 
-bool runreport_collect(RunFile *rf, RunReport *rep, RunError *err)
+bool coord_runreport_collect(RunFile *rf, RunReport *rep, RunError *err)
 {
     memset(rep, 0, sizeof *rep);
     rep->players = runfile_player_count(rf);
-    runstats_init(&rep->stats, 0);
-    runstats_set_engines(&rep->stats, rep->players);
+    coord_runstats_init(&rep->stats, 0);
+    coord_runstats_set_engines(&rep->stats, rep->players);
     for (int e = 0; e < rep->players && e < XT_MAX; e++) {
         const RunPlayer *pl = runfile_player(rf, (uint16_t)e);
         char name[XT_NAME_SIZE];
         textesc_printable(name, sizeof name, pl ? pl->name : "");
-        crosstable_set_name(&rep->stats.table, e, name);
+        coord_crosstable_set_name(&rep->stats.table, e, name);
     }
     uint64_t n = runfile_game_count(rf);
     for (uint64_t id = 0; id < n; id++) {
         const RunGame *g = runfile_game(rf, id);
         if (g)
             count_game(rep, g);
-        runstats_add_stored(&rep->stats, rf, id, 0, false, NULL);
+        coord_runstats_add_stored(&rep->stats, rf, id, 0, false, NULL);
     }
     uint64_t total = runfile_position_count(rf);
     RunPosition *buf = malloc(READ_BLOCK * sizeof *buf);
@@ -115,13 +115,13 @@ bool runreport_collect(RunFile *rf, RunReport *rep, RunError *err)
     return true;
 }
 
-void runreport_free(RunReport *rep)
+void coord_runreport_free(RunReport *rep)
 {
     free(rep->ranks);
     rep->ranks = NULL;
     rep->nranks = 0;
     rep->ranks_cap = 0;
-    runstats_free(&rep->stats);
+    coord_runstats_free(&rep->stats);
 }
 
 /* ---- K ---- */
@@ -146,7 +146,7 @@ static double k_error(const RunReport *rep, double k)
     return e;
 }
 
-double runreport_fit_k(const RunReport *rep)
+double coord_runreport_fit_k(const RunReport *rep)
 {
     uint64_t any = 0;
     for (int b = 0; b < RUNREPORT_SCORE_BINS; b++)
@@ -207,7 +207,7 @@ static void length_table(const RunReport *rep, ReportTable *t)
         snprintf(label, sizeof label, "%d-%d", b * RUNREPORT_LENGTH_BIN,
                  (b + 1) * RUNREPORT_LENGTH_BIN - 1);
         double v = (double)rep->length[b];
-        reportpage_row(t, label, &v);
+        coord_reportpage_row(t, label, &v);
     }
     snprintf(t->note, sizeof t->note, "%" PRIu64 " games, %" PRIu64 " positions, %.1f plies a game",
              rep->games, rep->positions,
@@ -226,7 +226,7 @@ static void endings_table(const RunReport *rep, ReportTable *t)
         if (x[0] + x[1] + x[2] == 0)
             continue;
         double v[4] = {(double)x[0], (double)x[1], (double)x[2], (double)(x[0] + x[1] + x[2])};
-        reportpage_row(t, rules_reason_name((Reason)r), v);
+        coord_reportpage_row(t, rules_reason_name((Reason)r), v);
     }
 }
 
@@ -264,7 +264,7 @@ static void scores_table(const RunReport *rep, ReportTable *t)
         char label[REPORT_LABEL_SIZE];
         score_label(b, label, sizeof label);
         double v = (double)rep->scored[b];
-        reportpage_row(t, label, &v);
+        coord_reportpage_row(t, label, &v);
     }
     snprintf(t->note, sizeof t->note,
              "left out: %" PRIu64 " opening moves (no search), %" PRIu64 " mate scores for the "
@@ -294,9 +294,9 @@ static void score_result_table(const RunReport *rep, ReportTable *t)
                        (double)x[0],
                        (double)x[1],
                        (double)x[2]};
-        reportpage_row(t, label, v);
+        coord_reportpage_row(t, label, v);
     }
-    t->k = runreport_fit_k(rep);
+    t->k = coord_runreport_fit_k(rep);
     if (t->k == 0)
         snprintf(t->note, sizeof t->note, "no scored positions: no K");
     else
@@ -322,7 +322,7 @@ static void phase_table(const RunReport *rep, ReportTable *t)
         char label[REPORT_LABEL_SIZE];
         snprintf(label, sizeof label, "%d", p);
         double v = (double)rep->phase[p];
-        reportpage_row(t, label, &v);
+        coord_reportpage_row(t, label, &v);
     }
     snprintf(t->note, sizeof t->note,
              "%d: every chariot, horse and cannon on the board; 0: none (chariot %d, horse %d, "
@@ -339,7 +339,7 @@ static void ranks_table(const RunReport *rep, ReportTable *t)
         char label[REPORT_LABEL_SIZE];
         snprintf(label, sizeof label, "%" PRIu32, rep->ranks[i].rank);
         double v = (double)rep->ranks[i].games;
-        reportpage_row(t, label, &v);
+        coord_reportpage_row(t, label, &v);
     }
 }
 
@@ -353,12 +353,12 @@ static void match_table(const RunReport *rep, ReportTable *t)
                REPORT_PLOT_BARS, 1, 2, cols);
     for (int k = 0; k < STATS_PENTA_NB; k++) {
         double v = (double)st->match.penta[k];
-        reportpage_row(t, bins[k], &v);
+        coord_reportpage_row(t, bins[k], &v);
     }
     char line[REPORT_NOTE_SIZE - 160];
     stats_format(line, sizeof line, &st->match, STATS_PENTANOMIAL, NULL, STATS_REPORT_LINE);
     snprintf(t->note, sizeof t->note, "%s against %s, %" PRIu64 " complete pairs: %s",
-             crosstable_name(&st->table, 0, a), crosstable_name(&st->table, 1, b),
+             coord_crosstable_name(&st->table, 0, a), coord_crosstable_name(&st->table, 1, b),
              stats_pairs(&st->match), line);
 }
 
@@ -372,18 +372,18 @@ static void ranking_table(const RunReport *rep, ReportTable *t)
     t->decimals[4] = 1;
     t->decimals[5] = 1;
     CrosstableRow rows[XT_MAX];
-    int n = crosstable_ranking(&rep->stats.table, rows);
+    int n = coord_crosstable_ranking(&rep->stats.table, rows);
     for (int r = 0; r < n; r++) {
         char name[XT_NAME_SIZE], label[REPORT_LABEL_SIZE];
         snprintf(label, sizeof label, "%d. %.30s", r + 1,
-                 crosstable_name(&rep->stats.table, rows[r].engine, name));
+                 coord_crosstable_name(&rep->stats.table, rows[r].engine, name));
         double v[5] = {100 * rows[r].score, (double)rows[r].games, rows[r].points, rows[r].est.elo,
                        rows[r].est.elo_error};
-        reportpage_row(t, label, v);
+        coord_reportpage_row(t, label, v);
     }
 }
 
-int runreport_tables(const RunReport *rep, ReportTable tables[RUNREPORT_FIGURES])
+int coord_runreport_tables(const RunReport *rep, ReportTable tables[RUNREPORT_FIGURES])
 {
     int n = 0;
     length_table(rep, &tables[n++]);
@@ -465,23 +465,23 @@ static int write_report(RunFile *rf, const RunReport *rep, const char *dir)
 {
     ReportTable tables[RUNREPORT_FIGURES];
     bool drawn[RUNREPORT_FIGURES] = {false};
-    int n = runreport_tables(rep, tables);
+    int n = coord_runreport_tables(rep, tables);
     char head[4096], err[COORD_PATH_MAX + 128];
     heading(rf, rep, head, sizeof head);
     printf("%s\n", head);
     int status = 0, pictures = 0;
-    bool gnuplot = reportpage_have_gnuplot();
+    bool gnuplot = coord_reportpage_have_gnuplot();
     if (!gnuplot)
         fprintf(stderr, "chuhe-coordinator report: gnuplot is not installed (scripts/install-deps "
                         "installs gnuplot-nox): text only\n");
     for (int i = 0; i < n; i++) {
         printf("\n");
-        reportpage_text(&tables[i], stdout);
+        coord_reportpage_text(&tables[i], stdout);
         if (!gnuplot || tables[i].nrows == 0)
             continue;
         char png[COORD_PATH_MAX + 32];
         snprintf(png, sizeof png, "%s/%s.png", dir, tables[i].name);
-        drawn[i] = reportpage_plot(&tables[i], png, err, sizeof err);
+        drawn[i] = coord_reportpage_plot(&tables[i], png, err, sizeof err);
         pictures += drawn[i];
         if (!drawn[i]) {
             fprintf(stderr, "chuhe-coordinator report: %s\n", err);
@@ -490,18 +490,18 @@ static int write_report(RunFile *rf, const RunReport *rep, const char *dir)
     }
     char index[COORD_PATH_MAX + 32];
     snprintf(index, sizeof index, "%s/index.html", dir);
-    if (!reportpage_html(index, head, tables, n, drawn, err, sizeof err)) {
+    if (!coord_reportpage_html(index, head, tables, n, drawn, err, sizeof err)) {
         fprintf(stderr, "chuhe-coordinator report: %s\n", err);
         status = 1;
     }
     fflush(stdout);
     fprintf(stderr, "report: %s and %d pictures\n", index, pictures);
     for (int i = 0; i < n; i++)
-        reportpage_free(&tables[i]);
+        coord_reportpage_free(&tables[i]);
     return status;
 }
 
-int runreport_tool(int argc, char **argv)
+int coord_runreport_tool(int argc, char **argv)
 {
     const char *run = NULL, *dir = NULL;
     bool force = false;
@@ -531,11 +531,11 @@ int runreport_tool(int argc, char **argv)
     RunReport rep;
     int status = 1;
     if (check_outputs(dir, run, force)) {
-        if (runreport_collect(rf, &rep, &rerr))
+        if (coord_runreport_collect(rf, &rep, &rerr))
             status = write_report(rf, &rep, dir);
         else
             fprintf(stderr, "chuhe-coordinator report: %s\n", rerr.msg);
-        runreport_free(&rep);
+        coord_runreport_free(&rep);
     }
     runfile_close(&rf, &rerr);
     return status;

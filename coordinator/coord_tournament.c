@@ -1,8 +1,8 @@
-#include "tournament.h"
+#include "coord_tournament.h"
 
 #include <string.h>
 
-bool tournament_kind_parse(const char *name, TourKind *out)
+bool coord_tournament_kind_parse(const char *name, TourKind *out)
 {
     if (!strcmp(name, "roundrobin") || !strcmp(name, "round-robin")) {
         *out = TOUR_ROUNDROBIN;
@@ -15,12 +15,12 @@ bool tournament_kind_parse(const char *name, TourKind *out)
     return false;
 }
 
-const char *tournament_kind_name(TourKind k)
+const char *coord_tournament_kind_name(TourKind k)
 {
     return k == TOUR_ROUNDROBIN ? "roundrobin" : k == TOUR_GAUNTLET ? "gauntlet" : "unknown";
 }
 
-uint64_t tournament_pairings(TourKind kind, int engines)
+uint64_t coord_tournament_pairings(TourKind kind, int engines)
 {
     if (engines < 2 || engines > TOUR_MAX_ENGINES)
         return 0;
@@ -58,9 +58,9 @@ static void circle_pairing(int n, uint64_t k, int *first, int *second)
     *second = 1;
 }
 
-void tournament_pair_engines(TourKind kind, int engines, uint64_t pair_id, int *first, int *second)
+void coord_tournament_pair_engines(TourKind kind, int engines, uint64_t pair_id, int *first, int *second)
 {
-    uint64_t per = tournament_pairings(kind, engines);
+    uint64_t per = coord_tournament_pairings(kind, engines);
     if (per <= 1) {
         *first = 0;
         *second = 1;

@@ -1,4 +1,4 @@
-#include "spsa.h"
+#include "coord_spsa.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,12 +11,12 @@
 #include "array.h"
 #include "error.h"
 #include "numparse.h"
-#include "sched.h"
+#include "coord_sched.h"
 #include "spsa_params.h"
 
 /* ---- the --spsa setting ---------------------------------------------------------- */
 
-bool spsa_settings_parse(const char *text, SpsaSettings *s, CoordError *err)
+bool coord_spsa_settings_parse(const char *text, SpsaSettings *s, CoordError *err)
 {
     memset(s, 0, sizeof *s);
     s->A = -1;
@@ -63,7 +63,7 @@ bool spsa_settings_parse(const char *text, SpsaSettings *s, CoordError *err)
     return s->params[0] ? true : ERROR_SET(err, "--spsa: params=FILE is required");
 }
 
-bool spsa_settings_text(const SpsaSettings *s, char *buf, size_t size)
+bool coord_spsa_settings_text(const SpsaSettings *s, char *buf, size_t size)
 {
     int n = snprintf(buf, size,
                      "params=%s pairs=%" PRIu64 " A=%.17g alpha=%.17g gamma=%.17g window=%" PRIu64,
@@ -81,28 +81,28 @@ static bool same_engines(const CoordConfig *c)
            c->engine_nodes[0] == c->engine_nodes[1] && c->engine_depth[0] == c->engine_depth[1];
 }
 
-bool spsa_finish_config(CoordConfig *c, CoordError *err)
+bool coord_spsa_finish_config(CoordConfig *c, CoordError *err)
 {
     SpsaSettings s;
     if (!c->spsa[0])
         return true;
-    if (!spsa_settings_parse(c->spsa, &s, err))
+    if (!coord_spsa_settings_parse(c->spsa, &s, err))
         return false;
     if (!s.pairs)
-        s.pairs = sched_pairs_for_games(c->games);
+        s.pairs = coord_sched_pairs_for_games(c->games);
     if (s.A < 0)
         s.A = 0.1 * (double)s.pairs;
     c->games = 2 * s.pairs;
-    return spsa_settings_text(&s, c->spsa, sizeof c->spsa) ? true
+    return coord_spsa_settings_text(&s, c->spsa, sizeof c->spsa) ? true
                                                            : ERROR_SET(err, "--spsa: too long");
 }
 
-bool spsa_check_config(const CoordConfig *c, CoordError *err)
+bool coord_spsa_check_config(const CoordConfig *c, CoordError *err)
 {
     if (!c->spsa[0])
         return true;
     SpsaSettings s;
-    if (!spsa_settings_parse(c->spsa, &s, err))
+    if (!coord_spsa_settings_parse(c->spsa, &s, err))
         return false;
     if (c->sprt[0])
         return ERROR_SET(err, "--sprt and --spsa exclude each other: an SPSA run has no "
@@ -184,7 +184,7 @@ static bool parse_line(char *text, RunSpsaParam *p, char *why, size_t size)
     return true;
 }
 
-bool spsa_file_read(const char *path, SpsaFile *f, CoordError *err)
+bool coord_spsa_file_read(const char *path, SpsaFile *f, CoordError *err)
 {
     f->n = 0;
     FILE *in = fopen(path, "r");
@@ -226,7 +226,7 @@ bool spsa_file_read(const char *path, SpsaFile *f, CoordError *err)
     return ok;
 }
 
-bool spsa_file_check_builtin(SpsaFile *f, const char *path, CoordError *err)
+bool coord_spsa_file_check_builtin(SpsaFile *f, const char *path, CoordError *err)
 {
     for (int i = 0; i < f->n; i++) {
         RunSpsaParam *p = &f->param[i];
@@ -250,7 +250,7 @@ bool spsa_file_check_builtin(SpsaFile *f, const char *path, CoordError *err)
 
 /* ---- the iterations -------------------------------------------------------------- */
 
-bool spsa_init(Spsa *s, const SpsaSettings *set, uint64_t seed, const RunSpsaParam *params, int n,
+bool coord_spsa_init(Spsa *s, const SpsaSettings *set, uint64_t seed, const RunSpsaParam *params, int n,
                uint16_t plus_player)
 {
     memset(s, 0, sizeof *s);
@@ -272,19 +272,19 @@ bool spsa_init(Spsa *s, const SpsaSettings *set, uint64_t seed, const RunSpsaPar
     return true;
 }
 
-void spsa_free(Spsa *s)
+void coord_spsa_free(Spsa *s)
 {
     free(s->theta);
     s->theta = NULL;
     s->theta_cap = 0;
 }
 
-const double *spsa_theta(const Spsa *s, uint64_t j)
+const double *coord_spsa_theta(const Spsa *s, uint64_t j)
 {
     return s->theta + j * (uint64_t)s->n;
 }
 
-int spsa_delta(const Spsa *s, uint64_t pair, int i)
+int coord_spsa_delta(const Spsa *s, uint64_t pair, int i)
 {
     /* SplitMix64 of the seed and (pair, parameter): one coin per parameter and pair */
     uint64_t z = (s->seed ^ 0x7370736164656c74ULL) /* "spsadelt" */ +
@@ -307,29 +307,29 @@ static double playable(const RunSpsaParam *p, double v)
     return strcmp(p->type, "int") ? v : round(v);
 }
 
-void spsa_values(const Spsa *s, uint64_t pair, double *plus, double *minus)
+void coord_spsa_values(const Spsa *s, uint64_t pair, double *plus, double *minus)
 {
     uint64_t j = pair >= s->set.window ? pair - s->set.window : 0;
     if (j > s->applied)
-        j = s->applied; /* never for a pair handed out (spsa_issue_below) */
-    const double *theta = spsa_theta(s, j);
+        j = s->applied; /* never for a pair handed out (coord_spsa_issue_below) */
+    const double *theta = coord_spsa_theta(s, j);
     for (int i = 0; i < s->n; i++) {
         double ck = s->c[i] / pow((double)pair + 1, s->set.gamma);
-        double d = ck * spsa_delta(s, pair, i);
+        double d = ck * coord_spsa_delta(s, pair, i);
         plus[i] = playable(&s->param[i], theta[i] + d);
         minus[i] = playable(&s->param[i], theta[i] - d);
     }
 }
 
-uint64_t spsa_issue_below(const Spsa *s, const RunFile *rf)
+uint64_t coord_spsa_issue_below(const Spsa *s, const RunFile *rf)
 {
     return runfile_spsa_flushed_count(rf) + s->set.window + 1;
 }
 
-void spsa_fill_player(const Spsa *s, uint64_t pair, int engine, ProtoPlayer *p)
+void coord_spsa_fill_player(const Spsa *s, uint64_t pair, int engine, ProtoPlayer *p)
 {
     double plus[SPSA_MAX_PARAMS], minus[SPSA_MAX_PARAMS];
-    spsa_values(s, pair, plus, minus);
+    coord_spsa_values(s, pair, plus, minus);
     p->ntuned = (uint8_t)s->n;
     for (int i = 0; i < s->n; i++) {
         snprintf(p->tuned[i].name, sizeof p->tuned[i].name, "%s", s->param[i].name);
@@ -358,12 +358,12 @@ static void next_row(const Spsa *s, int result, RunSpsaRow *row)
     memset(row, 0, sizeof *row);
     row->pair_id = k;
     row->result = (int8_t)result;
-    spsa_values(s, k, row->plus, row->minus);
-    const double *theta = spsa_theta(s, k);
+    coord_spsa_values(s, k, row->plus, row->minus);
+    const double *theta = coord_spsa_theta(s, k);
     for (int i = 0; i < s->n; i++) {
         double ak = s->a[i] / pow(s->set.A + (double)k + 1, s->set.alpha);
         double ck = s->c[i] / pow((double)k + 1, s->set.gamma);
-        row->delta[i] = (int8_t)spsa_delta(s, k, i);
+        row->delta[i] = (int8_t)coord_spsa_delta(s, k, i);
         row->theta[i] = clamp(&s->param[i], theta[i] + ak / ck * result * row->delta[i]);
     }
 }
@@ -380,7 +380,7 @@ static bool commit(Spsa *s, const RunSpsaRow *row)
     return true;
 }
 
-bool spsa_catch_up(Spsa *s, RunFile *rf, CoordError *err)
+bool coord_spsa_catch_up(Spsa *s, RunFile *rf, CoordError *err)
 {
     int result;
     while (s->applied < s->set.pairs && pair_result(s, rf, s->applied, &result)) {
@@ -395,7 +395,7 @@ bool spsa_catch_up(Spsa *s, RunFile *rf, CoordError *err)
     return true;
 }
 
-bool spsa_restore(Spsa *s, RunFile *rf, CoordError *err)
+bool coord_spsa_restore(Spsa *s, RunFile *rf, CoordError *err)
 {
     uint64_t rows = runfile_spsa_count(rf);
     for (uint64_t k = 0; k < rows; k++) {
@@ -417,10 +417,10 @@ bool spsa_restore(Spsa *s, RunFile *rf, CoordError *err)
         if (!commit(s, &stored))
             return ERROR_SET(err, "out of memory for the SPSA history");
     }
-    return spsa_catch_up(s, rf, err);
+    return coord_spsa_catch_up(s, rf, err);
 }
 
-bool spsa_load_history(Spsa *s, RunFile *rf, CoordError *err)
+bool coord_spsa_load_history(Spsa *s, RunFile *rf, CoordError *err)
 {
     memset(s, 0, sizeof *s);
     int n = runfile_spsa_param_count(rf);
@@ -431,7 +431,7 @@ bool spsa_load_history(Spsa *s, RunFile *rf, CoordError *err)
         params[i] = *runfile_spsa_param(rf, i);
     SpsaSettings set;
     memset(&set, 0, sizeof set);
-    if (!spsa_init(s, &set, 0, params, n, 0))
+    if (!coord_spsa_init(s, &set, 0, params, n, 0))
         return ERROR_SET(err, "out of memory");
     uint64_t rows = runfile_spsa_count(rf);
     for (uint64_t k = 0; k < rows; k++) {

@@ -1,15 +1,15 @@
-#include "limits.h"
+#include "coord_quota.h"
 
 #include <string.h>
 
-void limits_init(WorkerLimits *l, const CoordConfig *cfg, double now)
+void coord_quota_init(WorkerLimits *l, const CoordConfig *cfg, double now)
 {
     memset(l, 0, sizeof *l);
     double burst = cfg->rate_burst > 0 ? cfg->rate_burst : 2 * cfg->rate_limit;
     coord_rate_init(&l->rate, cfg->rate_limit, burst, now);
 }
 
-LimitVerdict limits_admit(WorkerLimits *l, const CoordConfig *cfg, double now)
+LimitVerdict coord_quota_admit(WorkerLimits *l, const CoordConfig *cfg, double now)
 {
     if (now < l->ignored_until) {
         l->ignored++;
@@ -31,7 +31,7 @@ LimitVerdict limits_admit(WorkerLimits *l, const CoordConfig *cfg, double now)
     return first ? DROP_FIRST : DROP;
 }
 
-bool limits_drops_ended(WorkerLimits *l, double now, uint64_t *dropped, bool *was_ignored)
+bool coord_quota_drops_ended(WorkerLimits *l, double now, uint64_t *dropped, bool *was_ignored)
 {
     if (l->ignored_until > 0 && now >= l->ignored_until) {
         *dropped = l->ignored;
@@ -65,7 +65,7 @@ static void remove_at(WorkerLimits *l, int k)
     l->acked[k] = l->acked[l->nheld];
 }
 
-void limits_hold(WorkerLimits *l, uint64_t pair)
+void coord_quota_hold(WorkerLimits *l, uint64_t pair)
 {
     if (find(l, pair) >= 0)
         return;
@@ -76,7 +76,7 @@ void limits_hold(WorkerLimits *l, uint64_t pair)
     l->nheld++;
 }
 
-void limits_acked(WorkerLimits *l, uint64_t pair, unsigned game)
+void coord_quota_acked(WorkerLimits *l, uint64_t pair, unsigned game)
 {
     int k = find(l, pair);
     if (k < 0 || game > 1)
@@ -86,19 +86,19 @@ void limits_acked(WorkerLimits *l, uint64_t pair, unsigned game)
         remove_at(l, k);
 }
 
-void limits_release(WorkerLimits *l, uint64_t pair)
+void coord_quota_release(WorkerLimits *l, uint64_t pair)
 {
     int k = find(l, pair);
     if (k >= 0)
         remove_at(l, k);
 }
 
-void limits_release_all(WorkerLimits *l)
+void coord_quota_release_all(WorkerLimits *l)
 {
     l->nheld = 0;
 }
 
-int limits_held(const WorkerLimits *l)
+int coord_quota_held(const WorkerLimits *l)
 {
     return l->nheld;
 }

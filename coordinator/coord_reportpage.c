@@ -1,4 +1,4 @@
-#include "reportpage.h"
+#include "coord_reportpage.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,7 +11,7 @@
 #include "error.h"
 #include "textesc.h"
 
-void reportpage_row(ReportTable *t, const char *label, const double *values)
+void coord_reportpage_row(ReportTable *t, const char *label, const double *values)
 {
     size_t need = (size_t)t->nrows + 1;
     if (!array_reserve((void **)&t->rows, &t->cap, need, sizeof *t->rows, 32))
@@ -23,7 +23,7 @@ void reportpage_row(ReportTable *t, const char *label, const double *values)
         row->v[c] = values[c - 1];
 }
 
-void reportpage_free(ReportTable *t)
+void coord_reportpage_free(ReportTable *t)
 {
     free(t->rows);
     t->rows = NULL;
@@ -42,7 +42,7 @@ static void value_text(const ReportTable *t, int r, int c, char *buf, size_t siz
         snprintf(buf, size, "%.*f", t->decimals[c], v);
 }
 
-void reportpage_text(const ReportTable *t, FILE *out)
+void coord_reportpage_text(const ReportTable *t, FILE *out)
 {
     fprintf(out, "%s\n", t->title);
     if (t->note[0])
@@ -81,7 +81,7 @@ void reportpage_text(const ReportTable *t, FILE *out)
 
 /* ---- pictures ---- */
 
-bool reportpage_have_gnuplot(void)
+bool coord_reportpage_have_gnuplot(void)
 {
     static int have = -1;
     if (have < 0) {
@@ -158,9 +158,9 @@ static void gp_script(FILE *g, const ReportTable *t, const char *png)
     fprintf(g, "\n");
 }
 
-bool reportpage_plot(const ReportTable *t, const char *png, char *err, size_t size)
+bool coord_reportpage_plot(const ReportTable *t, const char *png, char *err, size_t size)
 {
-    if (!reportpage_have_gnuplot())
+    if (!coord_reportpage_have_gnuplot())
         return error_set(err, size,
                          "gnuplot is not installed (scripts/install-deps installs gnuplot-nox)");
     if (!textesc_plain(png))
@@ -201,13 +201,13 @@ static void html_table_text(FILE *f, const ReportTable *t)
     FILE *m = open_memstream(&text, &len);
     if (!m)
         COORD_FATAL("out of memory for the report");
-    reportpage_text(t, m);
+    coord_reportpage_text(t, m);
     fclose(m);
     html_text(f, text);
     free(text);
 }
 
-bool reportpage_html(const char *path, const char *heading, const ReportTable *tables, int n,
+bool coord_reportpage_html(const char *path, const char *heading, const ReportTable *tables, int n,
                      const bool *drawn, char *err, size_t size)
 {
     FILE *f = fopen(path, "w");

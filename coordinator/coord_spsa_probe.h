@@ -4,13 +4,13 @@
  * engine is started once (worker/extproc.h) and asked for its options: `uci` (uci,
  * uci1), `ucci`, or XBoard's `protover 2` features, then stopped.
  */
-#ifndef CHUHE_SPSA_PROBE_H
-#define CHUHE_SPSA_PROBE_H
+#ifndef CHUHE_COORD_SPSA_PROBE_H
+#define CHUHE_COORD_SPSA_PROBE_H
 
 #include <stdbool.h>
 
 #include "coord_config.h"
-#include "spsa.h"
+#include "coord_spsa.h"
 
 enum { SPSA_PROBE_OPTIONS_MAX = 512 };
 
@@ -29,16 +29,16 @@ typedef struct {
 
 /* The options of engine e of cfg, an external one; false with err when it does not
  * start or answer within 10 seconds. */
-bool spsa_probe_options(const CoordConfig *cfg, int e, SpsaOptions *out, CoordError *err);
+bool coord_spsa_probe_options(const CoordConfig *cfg, int e, SpsaOptions *out, CoordError *err);
 
 /* Every parameter of f is a numeric option of the engine (a spin with the parameter's
  * bounds inside its range, or a string), named as the engine names it; errors name
  * the file and the line. */
-bool spsa_probe_check(SpsaFile *f, const char *path, const SpsaOptions *o, const char *engine,
+bool coord_spsa_probe_check(SpsaFile *f, const char *path, const SpsaOptions *o, const char *engine,
                       CoordError *err);
 
 /* The file at cfg's --spsa params= read and checked against engine 0: the built-in
  * engine's constants, or the options an external engine announces. */
-bool spsa_probe_file(const CoordConfig *cfg, SpsaFile *f, CoordError *err);
+bool coord_spsa_probe_file(const CoordConfig *cfg, SpsaFile *f, CoordError *err);
 
 #endif

@@ -15,8 +15,8 @@
  * more than two engines the first and second swap in every odd cycle, so each engine
  * leads its pairs as often as it follows.
  */
-#ifndef CHUHE_TOURNAMENT_H
-#define CHUHE_TOURNAMENT_H
+#ifndef CHUHE_COORD_TOURNAMENT_H
+#define CHUHE_COORD_TOURNAMENT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,14 +26,14 @@ typedef enum { TOUR_ROUNDROBIN, TOUR_GAUNTLET, TOUR_KIND_NB } TourKind;
 enum { TOUR_MAX_ENGINES = 32 };
 
 /* "roundrobin" (also "round-robin") or "gauntlet"; false for anything else. */
-bool tournament_kind_parse(const char *name, TourKind *out);
-const char *tournament_kind_name(TourKind k); /* "roundrobin", "gauntlet"; "unknown" */
+bool coord_tournament_kind_parse(const char *name, TourKind *out);
+const char *coord_tournament_kind_name(TourKind k); /* "roundrobin", "gauntlet"; "unknown" */
 
 /* Pairings in one cycle: 1 for two engines, n(n-1)/2 for a round robin, n-1 for a
  * gauntlet; 0 unless 2 <= engines <= TOUR_MAX_ENGINES. */
-uint64_t tournament_pairings(TourKind kind, int engines);
+uint64_t coord_tournament_pairings(TourKind kind, int engines);
 
 /* The engines of pair id: first (Red in game 0) and second. */
-void tournament_pair_engines(TourKind kind, int engines, uint64_t pair_id, int *first, int *second);
+void coord_tournament_pair_engines(TourKind kind, int engines, uint64_t pair_id, int *first, int *second);
 
 #endif

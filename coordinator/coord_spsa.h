@@ -20,8 +20,8 @@
  * file, so the values of every pair follow from the seed, W and the results of earlier
  * pairs, never from timing, and a restart rebuilds everything from the run file.
  */
-#ifndef CHUHE_SPSA_H
-#define CHUHE_SPSA_H
+#ifndef CHUHE_COORD_SPSA_H
+#define CHUHE_COORD_SPSA_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -52,16 +52,16 @@ typedef struct {
     uint64_t window;
 } SpsaSettings;
 
-bool spsa_settings_parse(const char *text, SpsaSettings *s, CoordError *err);
+bool coord_spsa_settings_parse(const char *text, SpsaSettings *s, CoordError *err);
 /* The settings as --spsa text; false if buf is too small. */
-bool spsa_settings_text(const SpsaSettings *s, char *buf, size_t size);
+bool coord_spsa_settings_text(const SpsaSettings *s, char *buf, size_t size);
 
 /* A new run's --spsa completed (pairs from the game target, or the game target from
  * pairs; A) and rewritten whole. */
-bool spsa_finish_config(CoordConfig *c, CoordError *err);
+bool coord_spsa_finish_config(CoordConfig *c, CoordError *err);
 /* The SPSA checks of the run settings (coord_config): two engines, engine 1 the same as
  * engine 0, no SPRT, the game target two games a pair. */
-bool spsa_check_config(const CoordConfig *c, CoordError *err);
+bool coord_spsa_check_config(const CoordConfig *c, CoordError *err);
 
 /* A parameter file: fishtest's SPSA input, one parameter a line,
  *     name, int|float, value, min, max, c_end, r_end      (as `chuhe-engine spsa-params`)
@@ -74,10 +74,10 @@ typedef struct {
 } SpsaFile;
 
 /* Errors name the file and the line. */
-bool spsa_file_read(const char *path, SpsaFile *f, CoordError *err);
+bool coord_spsa_file_read(const char *path, SpsaFile *f, CoordError *err);
 /* Every parameter is an integer search constant of the built-in engine, within its
  * range (spsa_params.h); names take the engine's spelling. */
-bool spsa_file_check_builtin(SpsaFile *f, const char *path, CoordError *err);
+bool coord_spsa_file_check_builtin(SpsaFile *f, const char *path, CoordError *err);
 
 /* A run's SPSA state: its parameters and gains, and theta after each applied update. */
 typedef struct Spsa {
@@ -93,35 +93,35 @@ typedef struct Spsa {
 } Spsa;
 
 /* theta_0 = the start values. False when out of memory. */
-bool spsa_init(Spsa *s, const SpsaSettings *set, uint64_t seed, const RunSpsaParam *params, int n,
+bool coord_spsa_init(Spsa *s, const SpsaSettings *set, uint64_t seed, const RunSpsaParam *params, int n,
                uint16_t plus_player);
-void spsa_free(Spsa *s);
+void coord_spsa_free(Spsa *s);
 
 /* theta after j updates (j <= applied). */
-const double *spsa_theta(const Spsa *s, uint64_t j);
+const double *coord_spsa_theta(const Spsa *s, uint64_t j);
 
 /* Parameter i's perturbation for a pair: +1 or -1. */
-int spsa_delta(const Spsa *s, uint64_t pair, int i);
+int coord_spsa_delta(const Spsa *s, uint64_t pair, int i);
 
 /* The values the pair's plus and minus players get (pair <= applied + window). */
-void spsa_values(const Spsa *s, uint64_t pair, double *plus, double *minus);
+void coord_spsa_values(const Spsa *s, uint64_t pair, double *plus, double *minus);
 
 /* New pair ids below this may be handed out, durable the updates in the run file. */
-uint64_t spsa_issue_below(const Spsa *s, const RunFile *rf);
+uint64_t coord_spsa_issue_below(const Spsa *s, const RunFile *rf);
 
 /* The WORK player of engine 0 (plus) or 1 (minus) of the pair gets its values. */
-void spsa_fill_player(const Spsa *s, uint64_t pair, int engine, ProtoPlayer *p);
+void coord_spsa_fill_player(const Spsa *s, uint64_t pair, int engine, ProtoPlayer *p);
 
 /* Applies every update whose pair and predecessors are complete in the run file, in
  * pair order, and buffers its /spsa row. False with err when the run file refuses one. */
-bool spsa_catch_up(Spsa *s, RunFile *rf, CoordError *err);
+bool coord_spsa_catch_up(Spsa *s, RunFile *rf, CoordError *err);
 
 /* A restarted run: replays the stored rows, each checked against its recomputation
  * from the seed, the settings and its pair's games, then catches up. */
-bool spsa_restore(Spsa *s, RunFile *rf, CoordError *err);
+bool coord_spsa_restore(Spsa *s, RunFile *rf, CoordError *err);
 
 /* A run file's history without the gains, for reports: theta_0 from /spsa_params and
  * theta after each stored row. */
-bool spsa_load_history(Spsa *s, RunFile *rf, CoordError *err);
+bool coord_spsa_load_history(Spsa *s, RunFile *rf, CoordError *err);
 
 #endif

@@ -93,30 +93,24 @@ static bool mpi_exchange(Comm *c, const uint64_t *send, const uint64_t *counts, 
     return ok;
 }
 
+/* The collectives over MPI_COMM_WORLD, in the order of Comm's members: sum_f64,
+ * sum_f32, sum_u64, max_f64, bcast, exchange_u64 (rank and size are set at start). */
+static const Comm MPI_OPS = {0,           0,         mpi_sum_f64,  mpi_sum_f32, mpi_sum_u64,
+                             mpi_max_f64, mpi_bcast, mpi_exchange, NULL};
+
 bool comm_mpi_init(Comm *c, int *argc, char ***argv)
 {
     if (MPI_Init(argc, argv) != MPI_SUCCESS)
         return false;
     /* errors come back as codes, so every call site can report what failed */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    c->impl = NULL;
+    *c = MPI_OPS;
     MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &c->size);
-    c->sum_f64 = mpi_sum_f64;
-    c->sum_f32 = mpi_sum_f32;
-    c->sum_u64 = mpi_sum_u64;
-    c->max_f64 = mpi_max_f64;
-    c->bcast = mpi_bcast;
-    c->exchange_u64 = mpi_exchange;
     return true;
 }
 
 void comm_mpi_finalize(void)
 {
     MPI_Finalize();
-}
-
-void comm_mpi_abort(int code)
-{
-    MPI_Abort(MPI_COMM_WORLD, code);
 }

@@ -333,17 +333,17 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
         pos_undo_move(pos);
         if (s->aborted)
             return VALUE_ZERO;
-        if (v > best) {
-            best = v;
-            if (v > alpha) {
-                best_move = m;
-                if (pv_node && s->qsearch_pv)
-                    pv_update(&s->stack[ply], m);
-                if (v >= beta)
-                    break;
-                alpha = v;
-            }
-        }
+        if (v <= best)
+            continue;
+        best = v;
+        if (v <= alpha)
+            continue;
+        best_move = m;
+        if (pv_node && s->qsearch_pv)
+            pv_update(&s->stack[ply], m);
+        if (v >= beta)
+            break;
+        alpha = v;
     }
     Bound b = best >= beta ? BOUND_LOWER : BOUND_UPPER;
     tt_store(s->tt, slot, key, best, b, 0, best_move, raw_eval, ply);

@@ -1,9 +1,12 @@
 #include "comm_mpi.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <mpi.h>
+
+#include "position.h"
 
 /* MPI counts are ints: big buffers go in pieces of at most this many elements. */
 enum { PIECE = 1 << 26 };
@@ -113,4 +116,29 @@ bool comm_mpi_init(Comm *c, int *argc, char ***argv)
 void comm_mpi_finalize(void)
 {
     MPI_Finalize();
+}
+
+int comm_mpi_main(int argc, char **argv, CliProgram which, const char *prog, CommMpiRun run)
+{
+    Comm comm;
+    if (!comm_mpi_init(&comm, &argc, &argv)) {
+        fprintf(stderr, "%s: MPI_Init failed\n", prog);
+        return 1;
+    }
+    position_init();
+    Cli *c = malloc(sizeof *c);
+    CliError err;
+    CliStatus st = c ? cli_parse_program(c, which, argc, argv, comm.rank == 0, &err) : CLI_ERROR;
+    int rc = 0;
+    if (!c) {
+        rc = comm_fail(&comm, prog, "out of memory");
+    } else if (st == CLI_ERROR) {
+        comm_fail(&comm, prog, "%s", err.msg);
+        rc = CLI_EXIT_USAGE;
+    } else if (st == CLI_RUN) {
+        rc = run(&comm, c);
+    }
+    free(c);
+    comm_mpi_finalize();
+    return rc;
 }

@@ -356,5 +356,5 @@ static int run(Comm *comm, Cli *c)
 
 int main(int argc, char **argv)
 {
-    return session_main(argc, argv, CLI_TUNE, PROG, run);
+    return comm_mpi_main(argc, argv, CLI_TUNE, PROG, run);
 }

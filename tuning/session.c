@@ -3,35 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "comm_mpi.h"
 #include "meter.h"
-#include "position.h"
 #include "report.h"
-
-int session_main(int argc, char **argv, CliProgram which, const char *prog, SessionRun run)
-{
-    Comm comm;
-    if (!comm_mpi_init(&comm, &argc, &argv)) {
-        fprintf(stderr, "%s: MPI_Init failed\n", prog);
-        return 1;
-    }
-    position_init();
-    Cli *c = malloc(sizeof *c);
-    CliError err;
-    CliStatus st = c ? cli_parse_program(c, which, argc, argv, comm.rank == 0, &err) : CLI_ERROR;
-    int rc = 0;
-    if (!c) {
-        rc = comm_fail(&comm, prog, "out of memory");
-    } else if (st == CLI_ERROR) {
-        comm_fail(&comm, prog, "%s", err.msg);
-        rc = CLI_EXIT_USAGE;
-    } else if (st == CLI_RUN) {
-        rc = run(&comm, c);
-    }
-    free(c);
-    comm_mpi_finalize();
-    return rc;
-}
 
 int session_check_outputs(Comm *comm, const Cli *c, const char *prog)
 {

@@ -15,14 +15,6 @@
 #include "comm.h"
 #include "train.h"
 
-/* The program's run: what it does once its options are read. */
-typedef int (*SessionRun)(Comm *comm, Cli *c);
-
-/* The main() of either program: MPI started (comm_mpi), the options of program which
- * read, run called, MPI ended; returns the exit status (CLI_EXIT_USAGE for a bad
- * command line). */
-int session_main(int argc, char **argv, CliProgram which, const char *prog, SessionRun run);
-
 /* Rank 0 writes every output, so rank 0 checks them (cli_check_outputs); every rank
  * returns the same: 0, or CLI_EXIT_USAGE after rank 0 reported the refusal. */
 int session_check_outputs(Comm *comm, const Cli *c, const char *prog);

@@ -53,14 +53,6 @@ static int teardown(void **state)
     return scratch_remove();
 }
 
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 /* Two engines, the start position for every pair, the move limit at MAX_PLIES, a new
  * run file. */
 static void server_open(Server *s, const char *path)
@@ -140,7 +132,8 @@ static void make_game(Server *s, uint64_t pair, uint64_t seed, GameRecord *r)
         MoveList list;
         gen_legal(&pos, &list);
         assert_true(list.count > 0);
-        Move m = opening ? op->moves[i] : list.moves[mix(&seed) % (unsigned)list.count];
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL; /* an LCG step */
+        Move m = opening ? op->moves[i] : list.moves[(seed >> 33) % (unsigned)list.count];
         RecordPly p = {
             .move = m,
             .best = opening ? MOVE_NONE : m,

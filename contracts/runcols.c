@@ -632,6 +632,7 @@ bool runcols_read(RunDataset *d, uint64_t start, uint64_t n, void *out, const ch
 {
     if (!n)
         return true;
+    d->reads++;
     hsize_t first = start, count = n;
     hid_t fs = H5I_INVALID_HID, ms = H5I_INVALID_HID;
     bool ok = false;
@@ -661,7 +662,7 @@ void runcols_init(RunDataset *d, RunTableId id)
     d->id = id;
     d->dset = d->memtype = d->dxpl = H5I_INVALID_HID;
     d->convert = NULL;
-    d->stored = 0;
+    d->stored = d->reads = 0;
 }
 
 static hid_t dataset_access(void)

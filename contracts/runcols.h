@@ -65,9 +65,10 @@ extern const RunTable RUNCOLS_TABLES[RUNCOLS_NB];
 /* The /games attribute that counts the games written in full (runfile.h). */
 #define RUNCOLS_DURABLE_GAMES "durable_games"
 
-/* An open table: the dataset, the in-memory row type, the rows in the file, and the
+/* An open table: the dataset, the in-memory row type, the rows in the file, the
  * transfer list of its reads and writes with its conversion buffers (made at the first
- * read or write). The ids are H5I_INVALID_HID while closed or not made. */
+ * read or write), and how many reads it made (runfile_read_count). The ids are
+ * H5I_INVALID_HID while closed or not made. */
 typedef struct {
     RunTableId id;
     hid_t dset;
@@ -75,6 +76,7 @@ typedef struct {
     uint64_t stored;
     hid_t dxpl;
     void *convert;
+    uint64_t reads;
 } RunDataset;
 
 /* ---- Errors and HDF5's own error printing ---- */

@@ -5,6 +5,7 @@
  */
 #include "runfile.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -300,11 +301,13 @@ static bool append_impl(RunFile *rf, const GameRecord *rec, const PackedPos *boa
                         uint64_t *game_id, RunError *err)
 {
     uint64_t id = rf->ngames, stored_as;
+    /* the ranges a decoded GAME has (proto_decode) and record_validate assumes */
+    assert(gip <= 1 && rec->nplies >= 0 && rec->nplies <= RECORD_MAX_PLIES);
+    assert(rec->outcome > OUTCOME_NONE && rec->outcome <= OUTCOME_BLACK_WIN);
+    assert((unsigned)rec->reason < REASON_NB);
+    assert(runcols_terminated(rec->start_fen, sizeof rec->start_fen));
     if (!writable(rf, err))
         return false;
-    if (gip > 1)
-        return ERROR_SET(err, "%s: pair %llu: game_in_pair %u is not 0 or 1", rf->path,
-                         (unsigned long long)pair_id, gip);
     if (pair_id == UINT64_MAX)
         return ERROR_SET(err, "%s: pair %llu has no next one", rf->path,
                          (unsigned long long)pair_id);
@@ -312,20 +315,14 @@ static bool append_impl(RunFile *rf, const GameRecord *rec, const PackedPos *boa
         return ERROR_SET(err,
                          "%s: pair %llu is more than 2^24 past game %llu (pair ids run densely)",
                          rf->path, (unsigned long long)pair_id, (unsigned long long)id);
-    if (runhandle_find(rf, pair_id, gip, &stored_as))
+    /* the coordinator looked the game up before it validated it (boards given) */
+    assert(!boards || !runhandle_find(rf, pair_id, gip, NULL));
+    if (!boards && runhandle_find(rf, pair_id, gip, &stored_as))
         return ERROR_SET(err, "%s: pair %llu game %u is already stored as game %llu", rf->path,
                          (unsigned long long)pair_id, gip, (unsigned long long)stored_as);
     if (red >= rf->nplayers || black >= rf->nplayers)
         return ERROR_SET(err, "%s: pair %llu game %u: unknown player %u", rf->path,
                          (unsigned long long)pair_id, gip, red >= rf->nplayers ? red : black);
-    if (rec->outcome <= OUTCOME_NONE || rec->outcome > OUTCOME_BLACK_WIN ||
-        (unsigned)rec->reason >= REASON_NB)
-        return ERROR_SET(err, "%s: pair %llu game %u: no outcome or unknown reason", rf->path,
-                         (unsigned long long)pair_id, gip);
-    if (rec->nplies < 0 || rec->nplies > RECORD_MAX_PLIES ||
-        !runcols_terminated(rec->start_fen, sizeof rec->start_fen))
-        return ERROR_SET(err, "%s: pair %llu game %u: malformed record", rf->path,
-                         (unsigned long long)pair_id, gip);
     if (!array_reserve((void **)&rf->pbuf, &rf->pbuf_cap, rf->npbuf + (uint64_t)rec->nplies,
                        sizeof *rf->pbuf, RUNHANDLE_ARRAY_FIRST) ||
         !array_reserve((void **)&rf->gbuf, &rf->gbuf_cap, rf->ngbuf + 1, sizeof *rf->gbuf,

@@ -192,9 +192,10 @@ bool runfile_add_player(RunFile *rf, const char *name, const char *kind, const c
 
 /*
  * Buffers a finished game (outcome set) and its positions; the game id goes to *game_id
- * (may be NULL). The caller has validated the record (record_validate); the run file
- * replays it to pack the boards and refuses illegal moves, unknown players and a
- * (pair_id, game_in_pair) already stored. Nothing is buffered on failure. When the
+ * (may be NULL). The caller has validated the record (record_validate: its fields are in
+ * range, game_in_pair is 0 or 1; asserted here); the run file replays it to pack the
+ * boards and refuses illegal moves, unknown players, pair ids past the file's dense run
+ * and a (pair_id, game_in_pair) already stored. Nothing is buffered on failure. When the
  * buffer reaches RUNFILE_BATCH_POSITIONS it is written and flushed as by runfile_flush;
  * if that flush fails the game stays buffered and the next runfile_flush reports it.
  */
@@ -205,8 +206,10 @@ bool runfile_append_game(RunFile *rf, const GameRecord *rec, uint64_t pair_id,
 /*
  * runfile_append_game for a record that record_validate_boards accepted, with the boards
  * it packed: they are stored as given rather than replayed again (the caller vouches
- * that they are rec's), and everything else is checked as above. The coordinator's way
- * in: each game is replayed once, by the validation.
+ * that they are rec's), and the caller has found that (pair_id, game_in_pair) is not
+ * stored (runfile_find_game; asserted here); the players and the pair id are checked as
+ * above. The coordinator's way in: each game is replayed once, by the validation, and
+ * looked up once, by its judging.
  */
 bool runfile_append_validated(RunFile *rf, const GameRecord *rec, const PackedPos *boards,
                               uint64_t pair_id, unsigned game_in_pair, uint16_t red, uint16_t black,
@@ -300,6 +303,10 @@ uint64_t runfile_record_key(const GameRecord *rec);
  * moves (up to hash collisions), whatever was played after. */
 uint64_t runfile_record_opening_key(const GameRecord *rec);
 bool runfile_game_key(RunFile *rf, uint64_t game_id, uint64_t *key, RunError *err);
+
+/* How many reads of stored rows (any table) the handle has made since it was opened:
+ * for tests that show a path (storing a game) reads nothing back from the file. */
+uint64_t runfile_read_count(const RunFile *rf);
 
 /* Reads every position and checks it against its game (game id, ply, result): the full
  * check that opening skips for speed. */

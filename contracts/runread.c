@@ -72,6 +72,14 @@ const RunPlayer *runfile_player(const RunFile *rf, uint16_t player_id)
     return player_id < rf->nplayers ? &rf->players[player_id] : NULL;
 }
 
+uint64_t runfile_read_count(const RunFile *rf)
+{
+    uint64_t n = 0;
+    for (int t = 0; t < RUNCOLS_NB; t++)
+        n += rf->ds[t].reads;
+    return n;
+}
+
 bool runfile_read_positions(RunFile *rf, uint64_t start, uint64_t count, RunPosition *out,
                             RunError *err)
 {

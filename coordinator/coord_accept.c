@@ -103,13 +103,13 @@ static bool within_settings(const ProtoGame *g, const CoordConfig *cfg, int move
 }
 
 AcceptVerdict coord_accept_game(const CoordConfig *cfg, RunFile *rf, Schedule *sched,
-                                const ProtoGame *g, uint64_t *game_id, PackedPos *boards, char *why,
-                                size_t size)
+                                const ProtoGame *g, PackedPos *boards, CoordAccepted *out,
+                                char *why, size_t size)
 {
     if (g->run_id != runfile_run_id(rf))
         return reject(why, size, "run id %016llx is not this run's %016llx",
                       (unsigned long long)g->run_id, (unsigned long long)runfile_run_id(rf));
-    if (runfile_find_game(rf, g->pair_id, g->game_in_pair, game_id))
+    if (runfile_find_game(rf, g->pair_id, g->game_in_pair, &out->game_id))
         return ACCEPT_DUPLICATE;
     AcceptVerdict verdict = ACCEPT_STORE;
     Pair *p = coord_sched_pair(sched, g->pair_id);
@@ -125,7 +125,7 @@ AcceptVerdict coord_accept_game(const CoordConfig *cfg, RunFile *rf, Schedule *s
     const Opening *op = coord_sched_opening(sched, g->pair_id, &serr);
     if (!op)
         return reject(why, size, "%s", serr.msg);
-    int engine[2];
+    int engine[2]; /* the pair's engines; engine[0] has Red in game 0, Black in game 1 */
     coord_sched_pair_engines(sched, g->pair_id, &engine[0], &engine[1]);
     if (!plays_opening(&g->rec, op, why, size) ||
         !within_settings(g, cfg, engine[player_to_move(g)], why, size))
@@ -133,5 +133,8 @@ AcceptVerdict coord_accept_game(const CoordConfig *cfg, RunFile *rf, Schedule *s
     PosError perr;
     if (!record_validate_boards(&g->rec, boards, &perr))
         return reject(why, size, "replay: %s", perr.msg);
+    out->red = engine[g->game_in_pair];
+    out->black = engine[1 - g->game_in_pair];
+    out->key = runfile_record_key(&g->rec);
     return verdict;
 }

@@ -19,15 +19,25 @@
 
 typedef enum { ACCEPT_STORE, ACCEPT_ADOPT, ACCEPT_DUPLICATE, ACCEPT_REJECT } AcceptVerdict;
 
+/* What judging a game found, handed on so that storing and counting it look nothing up
+ * again: the run file's duplicate lookup, the pair's engines and the move-list key are
+ * each made once a game. */
+typedef struct {
+    uint64_t game_id; /* ACCEPT_DUPLICATE: the id the game is stored as */
+    int red, black;   /* the engines playing Red and Black (coord_sched_pair_engines) */
+    uint64_t key;     /* runfile_record_key of its record: which games it repeats */
+} CoordAccepted;
+
 /*
  * Judges g. ACCEPT_STORE: store it; ACCEPT_ADOPT: store it and adopt its pair
- * (coord_sched_adopt) first; ACCEPT_DUPLICATE: stored before as *game_id; ACCEPT_REJECT: why
- * says why. Generates the pair's opening when needed. A game to store leaves the
- * position before each of its plies in boards (g->rec.nplies entries), packed by the
- * replay that validated it, for runfile_append_validated.
+ * (coord_sched_adopt) first; ACCEPT_DUPLICATE: stored before as out->game_id;
+ * ACCEPT_REJECT: why says why. Generates the pair's opening when needed. A game to store
+ * leaves its engines and key in *out and the position before each of its plies in boards
+ * (g->rec.nplies entries), packed by the replay that validated it, for
+ * runfile_append_validated. g is a decoded GAME (proto_decode): its fields are in range.
  */
 AcceptVerdict coord_accept_game(const CoordConfig *cfg, RunFile *rf, Schedule *sched,
-                                const ProtoGame *g, uint64_t *game_id, PackedPos *boards, char *why,
-                                size_t size);
+                                const ProtoGame *g, PackedPos *boards, CoordAccepted *out,
+                                char *why, size_t size);
 
 #endif

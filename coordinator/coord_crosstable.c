@@ -176,7 +176,8 @@ void coord_crosstable_format(const Crosstable *t, const char *indent, StrBuf *ou
         strbuf_printf(out, " %*d", cw, c + 1);
     strbuf_printf(out, "\n");
     for (int a = 0; a < n; a++) {
-        strbuf_printf(out, "%s%4d  %-*s", indent, a + 1, w, coord_crosstable_name(t, rows[a].engine, nb));
+        strbuf_printf(out, "%s%4d  %-*s", indent, a + 1, w,
+                      coord_crosstable_name(t, rows[a].engine, nb));
         for (int c = 0; c < n; c++)
             strbuf_printf(out, " %*s", cw, cell[a][c]);
         strbuf_printf(out, "\n");
@@ -198,14 +199,15 @@ void coord_crosstable_format(const Crosstable *t, const char *indent, StrBuf *ou
 
 static void json_estimate(StrBuf *out, const StatsEstimate *e)
 {
-    strbuf_printf(out, ",\"elo\":");
-    strbuf_json_number(out, e->elo);
-    strbuf_printf(out, ",\"elo_error\":");
-    strbuf_json_number(out, e->elo_error);
-    strbuf_printf(out, ",\"nelo\":");
-    strbuf_json_number(out, e->nelo);
-    strbuf_printf(out, ",\"los\":");
-    strbuf_json_number(out, e->los);
+    const struct {
+        const char *key;
+        double value;
+    } members[] = {
+        {"elo", e->elo}, {"elo_error", e->elo_error}, {"nelo", e->nelo}, {"los", e->los}};
+    for (size_t i = 0; i < sizeof members / sizeof members[0]; i++) {
+        strbuf_printf(out, ",\"%s\":", members[i].key);
+        strbuf_json_number(out, members[i].value);
+    }
 }
 
 void coord_crosstable_json(const Crosstable *t, StrBuf *out)

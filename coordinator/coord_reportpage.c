@@ -4,10 +4,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "array.h"
 #include "coord_log.h"
+#include "contracts/plot.h"
 #include "error.h"
 #include "textesc.h"
 
@@ -81,16 +81,6 @@ void coord_reportpage_text(const ReportTable *t, FILE *out)
 
 /* ---- pictures ---- */
 
-bool coord_reportpage_have_gnuplot(void)
-{
-    static int have = -1;
-    if (have < 0) {
-        int st = system("gnuplot --version >/dev/null 2>&1");
-        have = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-    }
-    return have;
-}
-
 /* A label as a quoted column of a data block. A data file has no escape for a double
  * quote (it becomes a single one) and a line break would end the block, letting what
  * follows run as commands: the label's printable form only. */
@@ -117,11 +107,11 @@ static void gp_data(FILE *g, const ReportTable *t)
     fprintf(g, "EOD\n");
 }
 
-static void gp_script(FILE *g, const ReportTable *t, const char *png)
+/* The script of t's picture (a PlotScript). */
+static void gp_script(FILE *g, const void *ctx)
 {
-    fprintf(g, "set terminal png size 900,520 font ',10'\nset output ");
-    textesc_gnuplot(g, png);
-    fprintf(g, "\nset title ");
+    const ReportTable *t = ctx;
+    fprintf(g, "set title ");
     textesc_gnuplot(g, t->title);
     fprintf(g, " noenhanced\nset xlabel ");
     textesc_gnuplot(g, t->xlabel);
@@ -160,19 +150,8 @@ static void gp_script(FILE *g, const ReportTable *t, const char *png)
 
 bool coord_reportpage_plot(const ReportTable *t, const char *png, char *err, size_t size)
 {
-    if (!coord_reportpage_have_gnuplot())
-        return error_set(err, size,
-                         "gnuplot is not installed (scripts/install-deps installs gnuplot-nox)");
-    if (!textesc_plain(png))
-        return error_set(err, size, "a picture's path with a control character is not drawn");
-    FILE *g = popen("gnuplot >/dev/null 2>&1", "w");
-    if (!g)
-        return error_set(err, size, "cannot start gnuplot: %s", strerror(errno));
-    gp_script(g, t, png);
-    int st = pclose(g);
-    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return error_set(err, size, "gnuplot failed to draw %s", png);
-    return true;
+    PlotPicture pic = {.png = png, .width = 900, .height = 520, .font = ",10"};
+    return plot_draw(&pic, gp_script, t, err, size);
 }
 
 /* ---- the page ---- */
@@ -208,7 +187,7 @@ static void html_table_text(FILE *f, const ReportTable *t)
 }
 
 bool coord_reportpage_html(const char *path, const char *heading, const ReportTable *tables, int n,
-                     const bool *drawn, char *err, size_t size)
+                           const bool *drawn, char *err, size_t size)
 {
     FILE *f = fopen(path, "w");
     if (!f)

@@ -1,8 +1,8 @@
 /*
  * The forms of a run report's figures (coord_runreport.h): each figure is one table of
- * labelled rows, printed as text, drawn as a PNG by gnuplot (as the tuner draws its
- * loss curve) and gathered with its text into one index.html. The same table feeds all
- * three, so the page and the text never disagree.
+ * labelled rows, printed as text, drawn as a PNG by gnuplot (contracts/plot.h, as the
+ * tuner draws its loss curve) and gathered with its text into one index.html. The same
+ * table feeds all three, so the page and the text never disagree.
  */
 #ifndef CHUHE_COORD_REPORTPAGE_H
 #define CHUHE_COORD_REPORTPAGE_H
@@ -50,16 +50,13 @@ void coord_reportpage_free(ReportTable *t);
 /* The table as text: the title, the note, the headings and the rows. */
 void coord_reportpage_text(const ReportTable *t, FILE *out);
 
-/* Whether gnuplot can be started (it is looked for once). */
-bool coord_reportpage_have_gnuplot(void);
-
-/* Draws t (not REPORT_PLOT_NONE, at least one row) into png with gnuplot; false with
- * one line in err. */
+/* Draws t (not REPORT_PLOT_NONE, at least one row) into png with gnuplot (plot_draw);
+ * false with one line in err. */
 bool coord_reportpage_plot(const ReportTable *t, const char *png, char *err, size_t size);
 
 /* Writes the page: heading (HTML-escaped) and, for each table, its title, its picture
  * NAME.png when drawn[i], and its text. False with one line in err. */
 bool coord_reportpage_html(const char *path, const char *heading, const ReportTable *tables, int n,
-                     const bool *drawn, char *err, size_t size);
+                           const bool *drawn, char *err, size_t size);
 
 #endif

@@ -11,6 +11,7 @@
 #include "array.h"
 #include "coord_config.h"
 #include "coord_log.h"
+#include "contracts/plot.h"
 #include "error.h"
 #include "outpath.h"
 #include "position.h"
@@ -470,7 +471,7 @@ static int write_report(RunFile *rf, const RunReport *rep, const char *dir)
     heading(rf, rep, head, sizeof head);
     printf("%s\n", head);
     int status = 0, pictures = 0;
-    bool gnuplot = coord_reportpage_have_gnuplot();
+    bool gnuplot = plot_available();
     if (!gnuplot)
         fprintf(stderr, "chuhe-coordinator report: gnuplot is not installed (scripts/install-deps "
                         "installs gnuplot-nox): text only\n");

@@ -89,7 +89,7 @@ SprtState coord_runstats_sprt(const RunStats *st, double *llr)
 }
 
 void coord_runstats_add(RunStats *st, Outcome o, Reason reason, int plies, int red, int black,
-                  uint64_t nodes, bool session)
+                        uint64_t nodes, bool session)
 {
     if (!valid_engine(st, red) || !valid_engine(st, black))
         return;
@@ -129,22 +129,22 @@ static Outcome stored_outcome(const RunGame *g)
     return g->outcome > 0 ? OUTCOME_RED_WIN : g->outcome < 0 ? OUTCOME_BLACK_WIN : OUTCOME_DRAW;
 }
 
-bool coord_runstats_add_stored(RunStats *st, RunFile *rf, uint64_t game_id, uint64_t nodes, bool session,
-                         const GameRecord *rec)
+bool coord_runstats_add_stored(RunStats *st, RunFile *rf, uint64_t game_id, uint64_t nodes,
+                               bool session, const uint64_t *key)
 {
     const RunGame *g = runfile_game(rf, game_id);
     if (!g)
         return false;
     Outcome o = stored_outcome(g);
     coord_runstats_add(st, o, (Reason)g->reason, g->plies, g->red, g->black, nodes, session);
-    uint64_t key;
+    uint64_t read_key;
     RunError err;
-    if (rec)
-        key = runfile_record_key(rec);
-    else if (!runfile_game_key(rf, game_id, &key, &err))
+    if (!key && runfile_game_key(rf, game_id, &read_key, &err))
+        key = &read_key;
+    else if (!key)
         coord_log("game %llu not checked for repeated moves: %s", (unsigned long long)game_id,
                   err.msg);
-    else if (!key_insert(st, key))
+    if (key && !key_insert(st, *key))
         st->repeated++;
     uint64_t other;
     if (!runfile_find_game(rf, g->pair_id, 1u - g->game_in_pair, &other) || other >= game_id)
@@ -232,7 +232,8 @@ static void leader_text(const RunStats *st, char *buf, size_t size)
                  stats_num_text(pc, 100 * rows[0].score), rows[0].points, rows[0].games);
 }
 
-void coord_runstats_progress_text(const RunStats *st, const RunStatsContext *cx, char *buf, size_t size)
+void coord_runstats_progress_text(const RunStats *st, const RunStatsContext *cx, char *buf,
+                                  size_t size)
 {
     double t = elapsed(st, cx);
     char eta_text[32], p0[96] = "";
@@ -334,7 +335,7 @@ static void json_workers(const RunStats *st, StrBuf *o)
 }
 
 void coord_runstats_json(const RunStats *st, const RunStatsContext *cx, const char *event,
-                   const char *extra, bool final, StrBuf *o)
+                         const char *extra, bool final, StrBuf *o)
 {
     double t = elapsed(st, cx);
     strbuf_printf(o, "{\"event\":\"%s\",", event);

@@ -36,7 +36,7 @@ typedef struct {
     double start; /* monotonic seconds when the session began */
     uint64_t session_games, session_positions, session_nodes;
     uint64_t rejected, duplicates;
-    /* games whose move list repeats an earlier game's (runfile_game_key), over the run */
+    /* games whose move list repeats an earlier game's (runfile_record_key), over the run */
     uint64_t repeated;
     uint64_t *keys; /* open addressing, 0 free; a power of two of slots, at most half full */
     size_t nkeys, keys_cap;
@@ -60,7 +60,8 @@ typedef struct {
     double now;
 } RunStatsContext;
 
-/* Two engines named "" (coord_runstats_set_engines and coord_crosstable_set_name on table name them). */
+/* Two engines named "" (coord_runstats_set_engines and coord_crosstable_set_name on table name
+ * them). */
 void coord_runstats_init(RunStats *st, double now);
 void coord_runstats_free(RunStats *st);
 void coord_runstats_set_engines(RunStats *st, int engines);
@@ -68,7 +69,7 @@ void coord_runstats_set_engines(RunStats *st, int engines);
 /* Counts one stored game: red and black are the engines (0..engines-1), nodes the
  * engine nodes its moves took, session whether it was stored in this session. */
 void coord_runstats_add(RunStats *st, Outcome o, Reason reason, int plies, int red, int black,
-                  uint64_t nodes, bool session);
+                        uint64_t nodes, bool session);
 
 /* Counts a pair whose two games are stored: first had Red in game 0 (outcome o0) and
  * Black in game 1 (o1). */
@@ -77,10 +78,11 @@ void coord_runstats_add_pair(RunStats *st, int first, int second, Outcome o0, Ou
 /* Counts the run file's game game_id (its players are the engines: player id e is
  * engine e), whether its moves repeat an earlier game's, and, when its partner is
  * stored with a lower id, their pair; true when a pair was counted. For a restart
- * (every game in id order) and for each new game. rec: the game's record when the
- * caller has it (a new game), so that its moves are not read back; NULL: read them. */
-bool coord_runstats_add_stored(RunStats *st, RunFile *rf, uint64_t game_id, uint64_t nodes, bool session,
-                         const GameRecord *rec);
+ * (every game in id order) and for each new game once it is durable. key: the game's
+ * runfile_record_key when the caller has its record (a new game: nothing is read back
+ * from the file); NULL: its moves are read from the file (runfile_game_key). */
+bool coord_runstats_add_stored(RunStats *st, RunFile *rf, uint64_t game_id, uint64_t nodes,
+                               bool session, const uint64_t *key);
 
 /* Counts a game of this session for the worker rank that sent it. */
 void coord_runstats_worker_game(RunStats *st, const char *host, uint32_t rank, Reason reason);
@@ -91,7 +93,8 @@ SprtState coord_runstats_sprt(const RunStats *st, double *llr);
 
 /* The one-line progress text: the match statistics for two engines, the leader for
  * more. */
-void coord_runstats_progress_text(const RunStats *st, const RunStatsContext *cx, char *buf, size_t size);
+void coord_runstats_progress_text(const RunStats *st, const RunStatsContext *cx, char *buf,
+                                  size_t size);
 
 /* One rating line for the log: the match statistics, or the ranking in short. */
 void coord_runstats_rating_text(const RunStats *st, char *buf, size_t size);
@@ -100,7 +103,7 @@ void coord_runstats_rating_text(const RunStats *st, char *buf, size_t size);
  * text such as "\"status\":\"complete\"", may be NULL) and the same numbers, appended
  * to out. With final set, the endings by reason and the crosstable are added. */
 void coord_runstats_json(const RunStats *st, const RunStatsContext *cx, const char *event,
-                   const char *extra, bool final, StrBuf *out);
+                         const char *extra, bool final, StrBuf *out);
 
 /* The final summary, several lines, each ending in '\n', appended to out. */
 void coord_runstats_summary_text(const RunStats *st, const RunStatsContext *cx, StrBuf *out);

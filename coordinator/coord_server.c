@@ -178,13 +178,13 @@ static bool handle_one(CoordHub *h)
 void coord_server_stats_context(const CoordRun *run, int live, RunStatsContext *cx)
 {
     const Schedule *sc = run->sched;
-    cx->pairs_done = sc->complete;
-    cx->pairs_target = sc->target;
-    cx->pairs_out = sc->outstanding;
-    cx->requeued = sc->requeued;
-    cx->dropped = sc->dropped;
-    cx->workers = live;
-    cx->now = now_s();
+    *cx = (RunStatsContext){.pairs_done = sc->complete,
+                            .pairs_target = sc->target,
+                            .pairs_out = sc->outstanding,
+                            .requeued = sc->requeued,
+                            .dropped = sc->dropped,
+                            .workers = live,
+                            .now = now_s()};
 }
 
 static void progress(CoordHub *h)
@@ -201,8 +201,8 @@ static void progress(CoordHub *h)
         strbuf_init(&spsa);
         if (h->run->spsa)
             coord_spsa_report_json(h->run->spsa, &spsa);
-        coord_runstats_json(h->run->stats, &cx, "progress", h->run->spsa ? strbuf_text(&spsa) : NULL,
-                      false, &json);
+        coord_runstats_json(h->run->stats, &cx, "progress",
+                            h->run->spsa ? strbuf_text(&spsa) : NULL, false, &json);
         printf("%s\n", strbuf_text(&json));
         fflush(stdout);
         strbuf_free(&json);
@@ -435,7 +435,7 @@ ServeStatus coord_server_run(CoordHub **hp, CoordRun *run, int *signo, int *work
     ServeStatus status = SERVE_FAILED;
     char err[COORD_PATH_MAX + 64];
     if (h->out.acklog && !coord_acklog_begin(h->out.acklog, runfile_run_id(run->rf),
-                                       runfile_game_count(run->rf), err, sizeof err)) {
+                                             runfile_game_count(run->rf), err, sizeof err)) {
         coord_log("%s", err);
         h->out.failed = true;
     }
@@ -460,8 +460,9 @@ ServeStatus coord_server_run(CoordHub **hp, CoordRun *run, int *signo, int *work
     if (status != SERVE_FAILED)
         progress(h);
     coord_log_progress_end();
-    if (h->out.acklog && !coord_acklog_close(&h->out.acklog, !h->out.failed,
-                                       runfile_flushed_game_count(run->rf), err, sizeof err)) {
+    if (h->out.acklog &&
+        !coord_acklog_close(&h->out.acklog, !h->out.failed, runfile_flushed_game_count(run->rf),
+                            err, sizeof err)) {
         coord_log("%s", err);
         h->out.failed = true;
     }

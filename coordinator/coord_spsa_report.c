@@ -3,11 +3,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
 
+#include "contracts/plot.h"
 #include "error.h"
 #include "outpath.h"
 #include "textesc.h"
@@ -89,25 +88,18 @@ bool coord_spsa_report_write(const Spsa *s, const char *path, CoordError *err)
     return true;
 }
 
-bool coord_spsa_report_plot(const Spsa *s, const char *png, const char *run, CoordError *err)
+typedef struct {
+    const Spsa *s;
+    const char *title;
+} Trajectories;
+
+/* Each parameter's theta by iteration, as a fraction of its range (a PlotScript). */
+static void trajectories_script(FILE *g, const void *ctx)
 {
-    if (!textesc_plain(png))
-        return ERROR_SET(err, "--plot: a path with a control character is not given to gnuplot");
-    /* gnuplot missing or failing must not end the coordinator by SIGPIPE */
-    struct sigaction ignore = {.sa_handler = SIG_IGN}, old;
-    sigemptyset(&ignore.sa_mask);
-    sigaction(SIGPIPE, &ignore, &old);
-    FILE *g = popen("gnuplot >/dev/null 2>&1", "w");
-    if (!g) {
-        sigaction(SIGPIPE, &old, NULL);
-        return ERROR_SET(err, "cannot start gnuplot: %s", strerror(errno));
-    }
-    char title[COORD_PATH_MAX + 64];
-    snprintf(title, sizeof title, "SPSA of %s: %" PRIu64 " iterations", run, s->applied);
-    fprintf(g, "set terminal png size 1100,650\nset output ");
-    textesc_gnuplot(g, png);
-    fprintf(g, "\nset title ");
-    textesc_gnuplot(g, title);
+    const Trajectories *t = ctx;
+    const Spsa *s = t->s;
+    fprintf(g, "set title ");
+    textesc_gnuplot(g, t->title);
     fprintf(g, " noenhanced\nset xlabel 'iteration (pair)'\n");
     fprintf(g, "set ylabel 'theta, as a fraction of [min, max]'\nset yrange [0:1]\n"
                "set key outside right noenhanced\nset grid\nplot ");
@@ -119,18 +111,19 @@ bool coord_spsa_report_plot(const Spsa *s, const char *png, const char *run, Coo
     for (int i = 0; i < s->n; i++) {
         const RunSpsaParam *p = &s->param[i];
         for (uint64_t j = 0; j <= s->applied; j++)
-            fprintf(g, "%" PRIu64 " %.6g\n", j, (coord_spsa_theta(s, j)[i] - p->min) / (p->max - p->min));
+            fprintf(g, "%" PRIu64 " %.6g\n", j,
+                    (coord_spsa_theta(s, j)[i] - p->min) / (p->max - p->min));
         fprintf(g, "e\n");
     }
-    int st = pclose(g);
-    sigaction(SIGPIPE, &old, NULL);
-    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return ERROR_SET(err, "gnuplot failed to draw %s%s", png,
-                         st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 127
-                             ? " (gnuplot is not installed: scripts/install-deps installs "
-                               "gnuplot-nox)"
-                             : "");
-    return true;
+}
+
+bool coord_spsa_report_plot(const Spsa *s, const char *png, const char *run, CoordError *err)
+{
+    char title[COORD_PATH_MAX + 64];
+    snprintf(title, sizeof title, "SPSA of %s: %" PRIu64 " iterations", run, s->applied);
+    Trajectories t = {s, title};
+    PlotPicture pic = {.png = png, .width = 1100, .height = 650};
+    return plot_draw(&pic, trajectories_script, &t, err->msg, sizeof err->msg);
 }
 
 int coord_spsa_report_tool(int argc, char **argv)

@@ -51,18 +51,17 @@ static void reject(CoordHub *h, int i, const ProtoGame *g, const char *why)
     send_ack(h, i, g, PROTO_ACK_REJECTED, 0);
 }
 
-/* Appends g, with the boards its validation packed, to the run file as *id; false when
- * it is not stored (rejected, or the run file failed: then the server stalls and the
- * game is not acknowledged). */
-static bool append(CoordHub *h, int i, const ProtoGame *g, const PackedPos *boards, uint64_t *id)
+/* Appends g, with the boards its validation packed, to the run file as *id, between the
+ * engines its judging found; false when it is not stored (rejected, or the run file
+ * failed: then the server stalls and the game is not acknowledged). */
+static bool append(CoordHub *h, int i, const ProtoGame *g, const PackedPos *boards,
+                   const CoordAccepted *acc, uint64_t *id)
 {
     CoordRun *run = h->run;
-    int engine[2]; /* the pair's engines; engine[0] has Red in game 0, Black in game 1 */
-    coord_sched_pair_engines(run->sched, g->pair_id, &engine[0], &engine[1]);
-    int red = engine[g->game_in_pair], black = engine[1 - g->game_in_pair];
     RunError rerr;
     if (runfile_append_validated(run->rf, &g->rec, boards, g->pair_id, g->game_in_pair,
-                                 run->players[red], run->players[black], g->worker_rank, id, &rerr))
+                                 run->players[acc->red], run->players[acc->black], g->worker_rank,
+                                 id, &rerr))
         return true;
     if (runfile_broken(run->rf)) {
         coord_outbox_stall(h, rerr.msg); /* not the game's fault: it is not acknowledged */
@@ -85,8 +84,9 @@ static void count(CoordHub *h, const CoordUnflushedGame *u)
     if (!g)
         return;
     w->stored++;
-    coord_runstats_worker_game(run->stats, w->hello ? w->host : "?", g->worker_rank, (Reason)g->reason);
-    if (coord_runstats_add_stored(run->stats, run->rf, u->id, u->nodes, true, NULL)) {
+    coord_runstats_worker_game(run->stats, w->hello ? w->host : "?", g->worker_rank,
+                               (Reason)g->reason);
+    if (coord_runstats_add_stored(run->stats, run->rf, u->id, u->nodes, true, &u->key)) {
         double llr;
         SprtState ss = coord_runstats_sprt(run->stats, &llr);
         if (ss != SPRT_CONTINUE && !run->sched->stopped) {
@@ -122,19 +122,19 @@ void coord_store_game(CoordHub *h, int i)
     if (held && held->state == PAIR_ASSIGNED && held->worker == i)
         held->received++;
 
-    uint64_t id = 0;
     char why[600];
     /* the game is replayed once, by its validation, which packs the rows stored */
     PackedPos *boards = malloc((size_t)(g->rec.nplies > 0 ? g->rec.nplies : 1) * sizeof *boards);
     if (!boards)
         COORD_FATAL("out of memory for a game");
+    CoordAccepted acc;
     AcceptVerdict v =
-        coord_accept_game(h->cfg, run->rf, run->sched, g, &id, boards, why, sizeof why);
+        coord_accept_game(h->cfg, run->rf, run->sched, g, boards, &acc, why, sizeof why);
     if (v == ACCEPT_DUPLICATE || v == ACCEPT_REJECT) {
         free(boards);
         if (v == ACCEPT_DUPLICATE) {
             run->stats->duplicates++;
-            send_ack(h, i, g, PROTO_ACK_DUPLICATE, id);
+            send_ack(h, i, g, PROTO_ACK_DUPLICATE, acc.game_id);
         } else {
             reject(h, i, g, why);
         }
@@ -147,7 +147,8 @@ void coord_store_game(CoordHub *h, int i)
         if (w->pair < 0)
             w->pair = (int64_t)g->pair_id;
     }
-    bool stored = append(h, i, g, boards, &id);
+    uint64_t id;
+    bool stored = append(h, i, g, boards, &acc, &id);
     free(boards);
     if (!stored)
         return;
@@ -156,7 +157,7 @@ void coord_store_game(CoordHub *h, int i)
     if (!array_reserve((void **)&u->items, &u->cap, u->count + 1, sizeof *u->items, 64))
         COORD_FATAL("out of memory for a game");
     u->items[u->count++] =
-        (CoordUnflushedGame){.id = id, .nodes = record_nodes(&g->rec), .worker = i};
+        (CoordUnflushedGame){.id = id, .nodes = record_nodes(&g->rec), .key = acc.key, .worker = i};
     CoordError serr;
     if (coord_sched_game_stored(run->sched, g->pair_id, g->game_in_pair) && run->spsa &&
         !coord_spsa_catch_up(run->spsa, run->rf, &serr))

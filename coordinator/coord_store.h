@@ -18,9 +18,11 @@ typedef struct CoordHub CoordHub;
 
 /* A game appended to the run file and not yet flushed: it enters the statistics (and
  * may decide the SPRT) only once it is durable, so that every count shown, live or in
- * the summary, is one of games in the file. */
+ * the summary, is one of games in the file. It keeps what the statistics need of its
+ * record, so that nothing is read back from the file. */
 typedef struct {
     uint64_t id, nodes;
+    uint64_t key; /* runfile_record_key: whether it repeats an earlier game */
     int worker;
 } CoordUnflushedGame;
 

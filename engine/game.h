@@ -63,7 +63,8 @@ typedef struct {
  *           draw_after or later (plies numbered from 0 at the start position, opening
  *           moves included; "after move K" of a Red start is ply 2K).
  * A moves count of 0 turns the rule off. Scores are each mover's own. The fields and
- * their meaning are those of the WORK message (coordinator/protocol.h).
+ * their meaning are those of a WORK message's settings (ProtoGameSettings in
+ * contracts/protocol.h), which the worker copies here.
  */
 typedef struct {
     int max_plies; /* plies before the game is a draw by move limit; 0 or more than

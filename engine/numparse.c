@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,21 +59,32 @@ static bool is_decimal(const char *text)
     return !*end;
 }
 
-bool numparse_int(const char *option, const char *text, long long min, long long max,
-                  long long *out, char *msg, size_t size)
+/* A text refused: missing, or not a number of the kind ("a whole number"), or (kind
+ * NULL) out of range; range is the allowed range as text ("0..30000"). */
+static bool refuse(const char *option, const char *text, const char *kind, const char *range,
+                   char *msg, size_t size)
 {
     char buf[SHOWN_MAX + 4];
     if (!text)
-        return error_set(msg, size, "%s: needs a whole number (allowed: %lld..%lld)", option, min,
-                         max);
-    if (!is_integer(text))
-        return error_set(msg, size, "%s: '%s' is not a whole number (allowed: %lld..%lld)", option,
-                         shown(text, buf), min, max);
+        return error_set(msg, size, "%s: needs %s (allowed: %s)", option, kind, range);
+    if (kind)
+        return error_set(msg, size, "%s: '%s' is not %s (allowed: %s)", option, shown(text, buf),
+                         kind, range);
+    return error_set(msg, size, "%s: '%s' is out of range (allowed: %s)", option, shown(text, buf),
+                     range);
+}
+
+bool numparse_int(const char *option, const char *text, long long min, long long max,
+                  long long *out, char *msg, size_t size)
+{
+    char range[48];
+    snprintf(range, sizeof range, "%lld..%lld", min, max);
+    if (!text || !is_integer(text))
+        return refuse(option, text, "a whole number", range, msg, size);
     errno = 0;
     long long v = strtoll(text, NULL, 10);
     if (errno == ERANGE || v < min || v > max)
-        return error_set(msg, size, "%s: '%s' is out of range (allowed: %lld..%lld)", option,
-                         shown(text, buf), min, max);
+        return refuse(option, text, NULL, range, msg, size);
     *out = v;
     return true;
 }
@@ -80,20 +92,15 @@ bool numparse_int(const char *option, const char *text, long long min, long long
 bool numparse_u64(const char *option, const char *text, uint64_t min, uint64_t max, uint64_t *out,
                   char *msg, size_t size)
 {
-    char buf[SHOWN_MAX + 4];
-    unsigned long long lo = min, hi = max;
-    if (!text)
-        return error_set(msg, size, "%s: needs a whole number (allowed: %llu..%llu)", option, lo,
-                         hi);
-    if (!is_integer(text))
-        return error_set(msg, size, "%s: '%s' is not a whole number (allowed: %llu..%llu)", option,
-                         shown(text, buf), lo, hi);
+    char range[48];
+    snprintf(range, sizeof range, "%llu..%llu", (unsigned long long)min, (unsigned long long)max);
+    if (!text || !is_integer(text))
+        return refuse(option, text, "a whole number", range, msg, size);
     /* strtoull would wrap "-1" around to UINT64_MAX */
     errno = 0;
     unsigned long long v = strtoull(text, NULL, 10);
-    if (errno == ERANGE || (*text == '-' && v != 0) || v < lo || v > hi)
-        return error_set(msg, size, "%s: '%s' is out of range (allowed: %llu..%llu)", option,
-                         shown(text, buf), lo, hi);
+    if (errno == ERANGE || (*text == '-' && v != 0) || v < min || v > max)
+        return refuse(option, text, NULL, range, msg, size);
     *out = v;
     return true;
 }
@@ -101,17 +108,14 @@ bool numparse_u64(const char *option, const char *text, uint64_t min, uint64_t m
 bool numparse_double(const char *option, const char *text, double min, double max, double *out,
                      char *msg, size_t size)
 {
-    char buf[SHOWN_MAX + 4];
-    if (!text)
-        return error_set(msg, size, "%s: needs a number (allowed: %g..%g)", option, min, max);
-    if (!is_decimal(text))
-        return error_set(msg, size, "%s: '%s' is not a number (allowed: %g..%g)", option,
-                         shown(text, buf), min, max);
+    char range[48];
+    snprintf(range, sizeof range, "%g..%g", min, max);
+    if (!text || !is_decimal(text))
+        return refuse(option, text, "a number", range, msg, size);
     /* an underflow to (nearly) zero is a value like any other; an overflow is not */
     double v = strtod(text, NULL);
     if (!isfinite(v) || !(v >= min && v <= max))
-        return error_set(msg, size, "%s: '%s' is out of range (allowed: %g..%g)", option,
-                         shown(text, buf), min, max);
+        return refuse(option, text, NULL, range, msg, size);
     *out = v;
     return true;
 }

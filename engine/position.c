@@ -289,6 +289,87 @@ static bool parse_count(const char *s, long max, long *out)
     return true;
 }
 
+/* The board field into pos (empty on entry): nine files a rank, ten ranks, pieces where
+ * they may stand and no more of a kind than the game has, both generals. */
+static bool parse_board(Position *pos, const char *board, PosError *err)
+{
+    int counts[PIECE_NB] = {0};
+    int rank = RANK_NB - 1, file = 0;
+    for (const char *p = board;; p++) {
+        char ch = *p;
+        if (ch == '/' || ch == '\0') {
+            if (file != FILE_NB)
+                return ERROR_SET(err, "FEN rank %d has %d files, not 9", rank, file);
+            if (ch == '\0')
+                break;
+            if (--rank < 0)
+                return ERROR_SET(err, "FEN board has more than 10 ranks");
+            file = 0;
+        } else if (ch >= '1' && ch <= '9') {
+            file += ch - '0';
+            if (file > FILE_NB)
+                return ERROR_SET(err, "FEN rank %d has more than 9 files", rank);
+        } else {
+            int pc = piece_from_char(ch);
+            if (pc < 0)
+                return ERROR_SET(err, "FEN has an unknown piece letter '%c'", ch);
+            if (file >= FILE_NB)
+                return ERROR_SET(err, "FEN rank %d has more than 9 files", rank);
+            Square s = sq_make(file, rank);
+            if (!placement_ok((Piece)pc, s, err))
+                return false;
+            if (++counts[pc] > PIECE_LIMIT[piece_type((Piece)pc)])
+                return ERROR_SET(
+                    err, "FEN has too many %s %ss (at most %d)", color_name(piece_color((Piece)pc)),
+                    PIECE_NAMES[piece_type((Piece)pc)], PIECE_LIMIT[piece_type((Piece)pc)]);
+            pos_put_piece(pos, (Piece)pc, s);
+            if (piece_type((Piece)pc) == KING)
+                pos->king_sq[piece_color((Piece)pc)] = s;
+            file++;
+        }
+    }
+    if (rank != 0)
+        return ERROR_SET(err, "FEN board has %d ranks, not 10", RANK_NB - rank);
+    for (Color c = RED; c < COLOR_NB; c++)
+        if (!counts[piece_make(c, KING)])
+            return ERROR_SET(err, "FEN has no %s general", color_name(c));
+    return true;
+}
+
+/* The fields after the board (nf of them in all): the side to move, two '-', the
+ * half-move clock into *rule60 and the move number into pos->game_ply; the side not to
+ * move may not be in check. */
+static bool parse_state(Position *pos, char *const *fields, int nf, long *rule60, PosError *err)
+{
+    const char *stm = fields[1];
+    if (!strcmp(stm, "w") || !strcmp(stm, "r"))
+        pos->side = RED;
+    else if (!strcmp(stm, "b"))
+        pos->side = BLACK;
+    else
+        return ERROR_SET(err, "FEN side to move is '%s', not 'w' or 'b'", stm);
+
+    /* The clock takes every value the position keeps (from 120 on the game is a 60-move
+     * draw, which is the rules' verdict, not the reader's), so that every FEN that
+     * pos_get_fen writes reads back. */
+    long fullmove = 1;
+    *rule60 = 0;
+    if (nf >= 5 && !parse_count(fields[4], UINT8_MAX, rule60))
+        return ERROR_SET(err, "FEN half-move clock '%s' is not a number from 0 to %d", fields[4],
+                         UINT8_MAX);
+    if (nf >= 6 && (!parse_count(fields[5], FEN_MOVE_NUMBER_MAX, &fullmove) || fullmove < 1))
+        return ERROR_SET(err, "FEN move number '%s' is not a positive number", fields[5]);
+    for (int i = 2; i < nf && i < 4; i++)
+        if (strcmp(fields[i], "-"))
+            return ERROR_SET(err, "FEN field %d is '%s', expected '-'", i + 1, fields[i]);
+
+    Color them = color_flip(pos->side);
+    if (king_attackers(pos, them))
+        return ERROR_SET(err, "side not to move (%s) is in check", color_name(them));
+    pos->game_ply = (int)(fullmove - 1) * 2 + (pos->side == BLACK);
+    return true;
+}
+
 bool pos_set_fen(Position *out, const char *fen, PosError *err)
 {
     position_init(); /* every position starts here: the tables are ready before use */
@@ -313,114 +394,21 @@ bool pos_set_fen(Position *out, const char *fen, PosError *err)
     if (!pos)
         return ERROR_SET(err, "out of memory");
     memset(pos, 0, offsetof(Position, hist) + sizeof(StateInfo));
-    int counts[PIECE_NB] = {0};
-
-    const char *p = fields[0];
-    int rank = RANK_NB - 1, file = 0;
-    for (;; p++) {
-        char ch = *p;
-        if (ch == '/' || ch == '\0') {
-            if (file != FILE_NB) {
-                free(pos);
-                return ERROR_SET(err, "FEN rank %d has %d files, not 9", rank, file);
-            }
-            if (ch == '\0')
-                break;
-            if (--rank < 0) {
-                free(pos);
-                return ERROR_SET(err, "FEN board has more than 10 ranks");
-            }
-            file = 0;
-        } else if (ch >= '1' && ch <= '9') {
-            file += ch - '0';
-            if (file > FILE_NB) {
-                free(pos);
-                return ERROR_SET(err, "FEN rank %d has more than 9 files", rank);
-            }
-        } else {
-            int pc = piece_from_char(ch);
-            if (pc < 0) {
-                free(pos);
-                return ERROR_SET(err, "FEN has an unknown piece letter '%c'", ch);
-            }
-            if (file >= FILE_NB) {
-                free(pos);
-                return ERROR_SET(err, "FEN rank %d has more than 9 files", rank);
-            }
-            Square s = sq_make(file, rank);
-            if (!placement_ok((Piece)pc, s, err)) {
-                free(pos);
-                return false;
-            }
-            if (++counts[pc] > PIECE_LIMIT[piece_type((Piece)pc)]) {
-                free(pos);
-                return ERROR_SET(
-                    err, "FEN has too many %s %ss (at most %d)", color_name(piece_color((Piece)pc)),
-                    PIECE_NAMES[piece_type((Piece)pc)], PIECE_LIMIT[piece_type((Piece)pc)]);
-            }
-            pos_put_piece(pos, (Piece)pc, s);
-            if (piece_type((Piece)pc) == KING)
-                pos->king_sq[piece_color((Piece)pc)] = s;
-            file++;
-        }
+    long rule60;
+    bool ok = parse_board(pos, fields[0], err) && parse_state(pos, fields, nf, &rule60, err);
+    if (ok) {
+        pos->hist_len = 1;
+        StateInfo *st = &pos->hist[0];
+        st->key = pos_compute_key(pos);
+        st->checkers = king_attackers(pos, pos->side);
+        st->move = MOVE_NONE;
+        st->captured = NO_PIECE;
+        st->rule60 = (uint8_t)rule60;
+        st->since_capture = 0;
+        pos_copy(out, pos);
     }
-    if (rank != 0) {
-        free(pos);
-        return ERROR_SET(err, "FEN board has %d ranks, not 10", RANK_NB - rank);
-    }
-    for (Color c = RED; c < COLOR_NB; c++)
-        if (!counts[piece_make(c, KING)]) {
-            free(pos);
-            return ERROR_SET(err, "FEN has no %s general", color_name(c));
-        }
-
-    const char *stm = fields[1];
-    if (!strcmp(stm, "w") || !strcmp(stm, "r"))
-        pos->side = RED;
-    else if (!strcmp(stm, "b"))
-        pos->side = BLACK;
-    else {
-        free(pos);
-        return ERROR_SET(err, "FEN side to move is '%s', not 'w' or 'b'", stm);
-    }
-
-    /* The clock takes every value the position keeps (from 120 on the game is a 60-move
-     * draw, which is the rules' verdict, not the reader's), so that every FEN that
-     * pos_get_fen writes reads back. */
-    long rule60 = 0, fullmove = 1;
-    if (nf >= 5 && !parse_count(fields[4], UINT8_MAX, &rule60)) {
-        free(pos);
-        return ERROR_SET(err, "FEN half-move clock '%s' is not a number from 0 to %d", fields[4],
-                         UINT8_MAX);
-    }
-    if (nf >= 6 && (!parse_count(fields[5], FEN_MOVE_NUMBER_MAX, &fullmove) || fullmove < 1)) {
-        free(pos);
-        return ERROR_SET(err, "FEN move number '%s' is not a positive number", fields[5]);
-    }
-    for (int i = 2; i < nf && i < 4; i++)
-        if (strcmp(fields[i], "-")) {
-            free(pos);
-            return ERROR_SET(err, "FEN field %d is '%s', expected '-'", i + 1, fields[i]);
-        }
-
-    Color them = color_flip(pos->side);
-    if (king_attackers(pos, them)) {
-        free(pos);
-        return ERROR_SET(err, "side not to move (%s) is in check", color_name(them));
-    }
-    pos->game_ply = (int)(fullmove - 1) * 2 + (pos->side == BLACK);
-    pos->hist_len = 1;
-    StateInfo *st = &pos->hist[0];
-    st->key = pos_compute_key(pos);
-    st->checkers = king_attackers(pos, pos->side);
-    st->move = MOVE_NONE;
-    st->captured = NO_PIECE;
-    st->rule60 = (uint8_t)rule60;
-    st->since_capture = 0;
-
-    pos_copy(out, pos);
     free(pos);
-    return true;
+    return ok;
 }
 
 void pos_get_fen(const Position *pos, char *buf, size_t size)

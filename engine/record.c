@@ -1,5 +1,6 @@
 #include "record.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,14 +204,11 @@ static Verdict judge_before(Position *pos, bool has_move)
 
 static bool validate_on(const GameRecord *r, Position *pos, PackedPos *boards, PosError *err)
 {
-    if (r->nplies < 0 || r->nplies > RECORD_MAX_PLIES)
-        return ERROR_SET(err, "record has %d plies (at most %d)", r->nplies, RECORD_MAX_PLIES);
-    if (!memchr(r->start_fen, '\0', sizeof r->start_fen))
-        return ERROR_SET(err, "start FEN is not terminated within %d bytes", RECORD_FEN_MAX);
-    if ((unsigned)r->outcome > OUTCOME_BLACK_WIN)
-        return ERROR_SET(err, "outcome %d is out of range", (int)r->outcome);
-    if ((unsigned)r->reason >= REASON_NB)
-        return ERROR_SET(err, "reason %d is out of range", (int)r->reason);
+    /* the ranges its sources guarantee: the wire's decoder (proto_decode), the run file's
+     * reader and the game loop */
+    assert(r->nplies >= 0 && r->nplies <= RECORD_MAX_PLIES);
+    assert(memchr(r->start_fen, '\0', sizeof r->start_fen));
+    assert((unsigned)r->outcome <= OUTCOME_BLACK_WIN && (unsigned)r->reason < REASON_NB);
     PosError fen_err;
     if (!pos_set_fen(pos, r->start_fen, &fen_err))
         return ERROR_SET(err, "start FEN: %s", fen_err.msg);
@@ -238,9 +236,6 @@ static bool validate_on(const GameRecord *r, Position *pos, PackedPos *boards, P
             return ERROR_SET(err, "ply %d (%s): best move %s is illegal", i + 1,
                              move_text(p->move, text), move_text(p->best, best));
         }
-        if (p->flags & ~RECORD_FLAGS_ALL)
-            return ERROR_SET(err, "ply %d (%s): unknown flag bits 0x%02x", i + 1,
-                             move_text(p->move, text), p->flags & ~RECORD_FLAGS_ALL);
         /* record_move_flags, with GIVES_CHECK read from the position the move makes */
         uint8_t expect = (uint8_t)((pos_in_check(pos) ? RECORD_FLAG_IN_CHECK : 0) |
                                    (pos_is_capture(pos, p->move) ? RECORD_FLAG_CAPTURE : 0));

@@ -97,6 +97,10 @@ uint8_t record_move_flags(const Position *pos, Move m);
  * move (the illegal move itself is not recorded); time forfeit with a loss for the side
  * to move, or a draw. Each ply's best move must be MOVE_NONE or legal, and its flags
  * must match record_move_flags(). Messages number plies from 1.
+ *
+ * The record's fields are in range (0..RECORD_MAX_PLIES plies, a terminated start FEN,
+ * a known outcome and reason), as the wire's decoder, the run file's reader and the game
+ * loop make them: asserted, not checked again.
  */
 bool record_validate(const GameRecord *r, PosError *err);
 

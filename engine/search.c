@@ -333,17 +333,17 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
         pos_undo_move(pos);
         if (s->aborted)
             return VALUE_ZERO;
-        if (v > best) {
-            best = v;
-            if (v > alpha) {
-                best_move = m;
-                if (pv_node && s->qsearch_pv)
-                    pv_update(&s->stack[ply], m);
-                if (v >= beta)
-                    break;
-                alpha = v;
-            }
-        }
+        if (v <= best)
+            continue;
+        best = v;
+        if (v <= alpha)
+            continue;
+        best_move = m;
+        if (pv_node && s->qsearch_pv)
+            pv_update(&s->stack[ply], m);
+        if (v >= beta)
+            break;
+        alpha = v;
     }
     Bound b = best >= beta ? BOUND_LOWER : BOUND_UPPER;
     tt_store(s->tt, slot, key, best, b, 0, best_move, raw_eval, ply);
@@ -775,6 +775,58 @@ static bool mate_found(const SearchLimits *l, Value v)
     return l->mate > 0 && v >= VALUE_MATE_IN_MAX_PLY && (VALUE_MATE - v + 1) / 2 <= l->mate;
 }
 
+/* The root searched to depth in a window around prev (from asp_min_depth on), widened
+ * each time the value falls outside it; each bound met on the way is reported. */
+static Value aspiration(Search *s, const SearchCallbacks *cb, int depth, Value prev)
+{
+    Value delta = s->sp.asp_delta, alpha = -VALUE_INFINITE, beta = VALUE_INFINITE, v;
+    if (depth >= s->sp.asp_min_depth) {
+        alpha = prev - delta > -VALUE_INFINITE ? prev - delta : -VALUE_INFINITE;
+        beta = prev + delta < VALUE_INFINITE ? prev + delta : VALUE_INFINITE;
+    }
+    for (;;) {
+        v = search(s, alpha, beta, depth, 0, false);
+        if (s->aborted)
+            break;
+        if (v <= alpha) {
+            report(s, cb, depth, alpha, BOUND_UPPER);
+            beta = (alpha + beta) / 2;
+            alpha = v - delta > -VALUE_INFINITE ? v - delta : -VALUE_INFINITE;
+        } else if (v >= beta) {
+            report(s, cb, depth, beta, BOUND_LOWER);
+            beta = v + delta < VALUE_INFINITE ? v + delta : VALUE_INFINITE;
+        } else {
+            break;
+        }
+        delta += delta / 2;
+    }
+    return v;
+}
+
+/* Line s->pv_idx of lines (multipv of them) found at depth with value v: kept with the
+ * root's PV, the lines sorted, and the best one made the move to play (res) and the last
+ * completed line (done_*). */
+static void line_done(Search *s, SearchLine *lines, int multipv, int depth, Value v,
+                      SearchResult *res)
+{
+    SearchLine *line = &lines[s->pv_idx];
+    line->score = line->prev = v;
+    line->depth = depth;
+    line->pv_len = s->stack[0].pv_len;
+    memcpy(line->pv, s->stack[0].pv, (size_t)line->pv_len * sizeof(Move));
+    if (multipv > 1)
+        lines_sort(lines, s->pv_idx);
+    res->score = lines[0].score;
+    res->depth = depth;
+    if (lines[0].pv_len > 0)
+        res->best = lines[0].pv[0];
+    res->ponder = lines[0].pv_len > 1 ? lines[0].pv[1] : MOVE_NONE;
+    s->done_depth = depth;
+    s->done_score = lines[0].score;
+    s->done_len = lines[0].pv_len;
+    memcpy(s->done_pv, lines[0].pv, (size_t)s->done_len * sizeof(Move));
+}
+
 SearchResult search_run(Search *s, const Position *root, const SearchLimits *limits,
                         const SearchCallbacks *cb)
 {
@@ -812,47 +864,12 @@ SearchResult search_run(Search *s, const Position *root, const SearchLimits *lim
             /* each line's last move first: the root's ordering reads stack[0].pv[0] */
             if (multipv > 1)
                 s->stack[0].pv[0] = line->pv_len ? line->pv[0] : MOVE_NONE;
-            Value delta = s->sp.asp_delta, alpha = -VALUE_INFINITE, beta = VALUE_INFINITE, v;
-            if (depth >= s->sp.asp_min_depth) {
-                alpha = line->prev - delta > -VALUE_INFINITE ? line->prev - delta : -VALUE_INFINITE;
-                beta = line->prev + delta < VALUE_INFINITE ? line->prev + delta : VALUE_INFINITE;
-            }
-            for (;;) {
-                v = search(s, alpha, beta, depth, 0, false);
-                if (s->aborted)
-                    break;
-                if (v <= alpha) {
-                    report(s, cb, depth, alpha, BOUND_UPPER);
-                    beta = (alpha + beta) / 2;
-                    alpha = v - delta > -VALUE_INFINITE ? v - delta : -VALUE_INFINITE;
-                } else if (v >= beta) {
-                    report(s, cb, depth, beta, BOUND_LOWER);
-                    beta = v + delta < VALUE_INFINITE ? v + delta : VALUE_INFINITE;
-                } else {
-                    break;
-                }
-                delta += delta / 2;
-            }
+            Value v = aspiration(s, cb, depth, line->prev);
             /* an unfinished first iteration still gives its line, as far as it went */
             if (s->aborted && (depth > 1 || s->pv_idx > 0))
                 break;
-            line->score = line->prev = v;
-            line->depth = depth;
-            line->pv_len = s->stack[0].pv_len;
-            memcpy(line->pv, s->stack[0].pv, (size_t)line->pv_len * sizeof(Move));
+            line_done(s, lines, multipv, depth, v, &res);
             done++;
-            if (multipv > 1)
-                lines_sort(lines, s->pv_idx);
-            /* the best line is the move to play */
-            res.score = lines[0].score;
-            res.depth = depth;
-            if (lines[0].pv_len > 0)
-                res.best = lines[0].pv[0];
-            res.ponder = lines[0].pv_len > 1 ? lines[0].pv[1] : MOVE_NONE;
-            s->done_depth = depth;
-            s->done_score = lines[0].score;
-            s->done_len = lines[0].pv_len;
-            memcpy(s->done_pv, lines[0].pv, (size_t)s->done_len * sizeof(Move));
             if (s->aborted)
                 break;
         }

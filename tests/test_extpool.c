@@ -96,7 +96,6 @@ static ExtEngineConfig config(ProtoExtProtocol proto, const char *name, const ch
     return cfg;
 }
 
-/* An engine that counts its starts in COUNT-NAME and then runs tests/engines/INNER.sh. */
 /* tests/engines/broken.sh FAULT, its starts counted in count_name. */
 static ExtEngineConfig counted(const char *count_name, const char *fault)
 {
@@ -104,6 +103,34 @@ static ExtEngineConfig counted(const char *count_name, const char *fault)
     snprintf(arg, sizeof arg, "%.300s %.300s/broken.sh %.20s", scratch_path(count_name), g_engines,
              fault);
     return config(PROTO_EXT_UCI, "counted", arg, "");
+}
+
+/* The engine NAME of protocol proto with options, started; it logs what it receives in
+ * the scratch file log (made afresh), its other arguments after the log's path. */
+static ExtEngine *start_logged(ProtoExtProtocol proto, const char *name, const char *log,
+                               const char *more, const char *options)
+{
+    const char *path = scratch_path(log);
+    remove(path);
+    char arg[EXT_TEXT_MAX];
+    snprintf(arg, sizeof arg, "%.600s %.100s", path, more);
+    ExtEngineConfig cfg = config(proto, name, arg, options);
+    ExtEngine *e = extengine_new(&cfg);
+    assert_non_null(e);
+    char err[512];
+    if (!extengine_start(e, err, sizeof err))
+        fail_msg("%s: %s", name, err);
+    return e;
+}
+
+/* 60 s + 1 s on both clocks. */
+static SearchLimits clock_limits(void)
+{
+    SearchLimits clock;
+    time_limits_clear(&clock);
+    clock.time[RED] = clock.time[BLACK] = 60000;
+    clock.inc[RED] = clock.inc[BLACK] = 1000;
+    return clock;
 }
 
 /* The game from the start position after moves, searched with limits. */
@@ -120,18 +147,9 @@ static GameSearchStatus search(ExtEngine *e, const char *const *moves, int nmove
  */
 static void check_transcript(ProtoExtProtocol proto, const char *options, const char *want)
 {
-    const char *log = scratch_path("transcript.log");
-    remove(log);
-    ExtEngineConfig cfg = config(proto, "transcript", log, options);
-    ExtEngine *e = extengine_new(&cfg);
-    assert_non_null(e);
-    char err[512];
-    assert_true(extengine_start(e, err, sizeof err));
+    ExtEngine *e = start_logged(proto, "transcript", "transcript.log", "", options);
     extengine_new_game(e);
-    SearchLimits clock;
-    time_limits_clear(&clock);
-    clock.time[RED] = clock.time[BLACK] = 60000;
-    clock.inc[RED] = clock.inc[BLACK] = 1000;
+    SearchLimits clock = clock_limits();
     SearchResult res;
     assert_int_equal(search(e, NULL, 0, &clock, &res), GAME_SEARCH_OK);
     char mv[8];
@@ -178,6 +196,16 @@ static const char *search_move(ExtEngine *e, const char *const *moves, int nmove
     return mv;
 }
 
+/* What a new game sends a pondering engine up to its first ponder: its first search,
+ * then the ponder on the answer it expects. */
+#define GAME_START_PONDERING                   \
+    "ucinewgame\n"                             \
+    "isready\n"                                \
+    "position fen " START "\n"                 \
+    "go movetime 1000\n"                       \
+    "position fen " START " moves h2e2 h9g7\n" \
+    "go ponder movetime 1000\n"
+
 /* Pondering with Ponder=true (as cutechess's "ponder"): after each bestmove the engine
  * ponders on its ponder move; the opponent's playing it is a ponderhit, whose bestmove
  * is the answer; another move stops the pondering, drops its bestmove and searches
@@ -185,13 +213,7 @@ static const char *search_move(ExtEngine *e, const char *const *moves, int nmove
 static void test_ponder(void **state)
 {
     (void)state;
-    const char *log = scratch_path("ponder.log");
-    remove(log);
-    ExtEngineConfig cfg = config(PROTO_EXT_UCI, "ponderer", log, "Ponder=true");
-    ExtEngine *e = extengine_new(&cfg);
-    assert_non_null(e);
-    char err[512];
-    assert_true(extengine_start(e, err, sizeof err));
+    ExtEngine *e = start_logged(PROTO_EXT_UCI, "ponderer", "ponder.log", "", "Ponder=true");
     extengine_new_game(e);
     SearchLimits l;
     time_limits_clear(&l);
@@ -209,14 +231,7 @@ static void test_ponder(void **state)
     assert_string_equal(file_text("ponder.log"),
                         "uci\n"
                         "setoption name Ponder value true\n"
-                        "isready\n"
-                        "ucinewgame\n"
-                        "isready\n"
-                        "position fen " START "\n"
-                        "go movetime 1000\n"
-                        "position fen " START " moves h2e2 h9g7\n"
-                        "go ponder movetime 1000\n"
-                        "ponderhit\n"
+                        "isready\n" GAME_START_PONDERING "ponderhit\n"
                         "position fen " START " moves h2e2 h9g7 b0c2 b9c7\n"
                         "go ponder movetime 1000\n"
                         "stop\n"
@@ -224,22 +239,11 @@ static void test_ponder(void **state)
                         "go movetime 1000\n"
                         "position fen " START " moves h2e2 h9g7 b0c2 h7h0 h2e2 h9g7\n"
                         "go ponder movetime 1000\n"
-                        "stop\n"
-                        "ucinewgame\n"
-                        "isready\n"
-                        "position fen " START "\n"
-                        "go movetime 1000\n"
-                        "position fen " START " moves h2e2 h9g7\n"
-                        "go ponder movetime 1000\n"
-                        "stop\n"
+                        "stop\n" GAME_START_PONDERING "stop\n"
                         "quit\n");
 
     /* without Ponder=true the ponder move is not used */
-    remove(log);
-    cfg = config(PROTO_EXT_UCI, "ponderer", log, "");
-    e = extengine_new(&cfg);
-    assert_non_null(e);
-    assert_true(extengine_start(e, err, sizeof err));
+    e = start_logged(PROTO_EXT_UCI, "ponderer", "ponder.log", "", "");
     assert_string_equal(search_move(e, moves, 0, &l), "h2e2");
     assert_string_equal(search_move(e, moves, 2, &l), "h2e2");
     extengine_free(&e);
@@ -258,19 +262,9 @@ static void test_ponder(void **state)
 static void test_ponder_clock(void **state)
 {
     (void)state;
-    const char *log = scratch_path("ponder_clock.log");
-    remove(log);
-    char arg[EXT_TEXT_MAX];
-    snprintf(arg, sizeof arg, "%.600s 0.3", log);
-    ExtEngineConfig cfg = config(PROTO_EXT_UCI, "ponderer", arg, "Ponder=true");
-    ExtEngine *e = extengine_new(&cfg);
-    assert_non_null(e);
-    char err[512];
-    assert_true(extengine_start(e, err, sizeof err));
-    SearchLimits l;
-    time_limits_clear(&l);
-    l.time[RED] = l.time[BLACK] = 60000;
-    l.inc[RED] = l.inc[BLACK] = 1000;
+    ExtEngine *e =
+        start_logged(PROTO_EXT_UCI, "ponderer", "ponder_clock.log", "0.3", "Ponder=true");
+    SearchLimits l = clock_limits();
     const char *moves[] = {"h2e2", "h7h0"};
     assert_string_equal(search_move(e, moves, 0, &l), "h2e2");
     assert_string_equal(search_move(e, moves, 2, &l), "h2e2"); /* missed: stop, 0.3 s */
@@ -386,8 +380,10 @@ static void prepare(PlayEngines *pe, const ExtEngineConfig *a, const ExtEngineCo
 static void test_round_robin_starts_each_engine_once(void **state)
 {
     (void)state;
-    ExtEngineConfig e[3] = {counted("rr0.count", "hang"), counted("rr1.count", "hang"),
-                            counted("rr2.count", "hang")};
+    static const char *const COUNTS[3] = {"rr0.count", "rr1.count", "rr2.count"};
+    ExtEngineConfig e[3];
+    for (int i = 0; i < 3; i++)
+        e[i] = counted(COUNTS[i], "hang");
     PlayEngines pe;
     play_engines_init(&pe);
     /* two rounds: every engine plays both colours against both others */
@@ -396,9 +392,8 @@ static void test_round_robin_starts_each_engine_once(void **state)
             for (int b = 0; b < 3; b++)
                 if (a != b)
                     prepare(&pe, &e[a], &e[b]);
-    assert_int_equal(file_lines("rr0.count"), 1);
-    assert_int_equal(file_lines("rr1.count"), 1);
-    assert_int_equal(file_lines("rr2.count"), 1);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(file_lines(COUNTS[i]), 1);
     assert_int_equal(extpool_count(&pe.pool), 3);
     play_engines_free(&pe);
 }

@@ -286,12 +286,7 @@ static void test_resign_adjudication(void **state)
 static void test_draw_adjudication(void **state)
 {
     (void)state;
-    GameSettings s;
-    game_settings_default(&s);
-    s.max_plies = 40;
-    s.draw_moves = 4;
-    s.draw_score = 30;
-    s.draw_after = 6;
+    GameSettings s = {.max_plies = 40, .draw_moves = 4, .draw_score = 30, .draw_after = 6};
     int at = play_adjudicated(LEVEL_FEN, &s, &g_rec[0]);
     assert_true(at >= s.draw_after + 2 * s.draw_moves - 1);
     assert_int_equal(g_rec[0].outcome, OUTCOME_DRAW);

@@ -26,6 +26,7 @@
 #include "notation.h"
 #include "perft.h"
 #include "position.h"
+#include "tests/support/searchtest.h"
 #include "tests/support/epd.h"
 #include "tests/support/refgen.h"
 
@@ -711,13 +712,7 @@ static void test_null_move(void **state)
 
 static void pick_effort(void)
 {
-    const char *quick = getenv("CHUHE_TEST_QUICK");
-#if defined(CHUHE_DEBUG) || defined(__SANITIZE_ADDRESS__)
-    bool q = !(quick && !strcmp(quick, "0"));
-#else
-    bool q = quick && *quick && strcmp(quick, "0");
-#endif
-    effort = q ? QUICK_EFFORT : FULL_EFFORT;
+    effort = searchtest_quick() ? QUICK_EFFORT : FULL_EFFORT;
     const char *nodes = getenv("CHUHE_PERFT_NODES");
     if (nodes && *nodes)
         effort.perft_nodes = strtoull(nodes, NULL, 10);

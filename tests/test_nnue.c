@@ -79,24 +79,16 @@ static bool nets_equal(const NnueNet *a, const NnueNet *b)
 
 static uint8_t *slurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    *len = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc(*len + 16);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, *len, f), *len);
-    fclose(f);
+    uint8_t *buf = scratch_slurp(path, len);
+    if (!buf)
+        fail_msg("cannot read %s", path);
     return buf;
 }
 
 static void spill(const char *path, const uint8_t *buf, size_t len)
 {
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(buf, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
+    if (!scratch_spit(path, buf, len))
+        fail_msg("cannot write %s", path);
 }
 
 static void put32(uint8_t *p, uint32_t v)

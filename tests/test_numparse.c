@@ -17,12 +17,18 @@
 
 #include "engine/numparse.h"
 
-typedef struct {
-    const char *text;
-    long long min, max;
-    long long value; /* when ok */
-    const char *msg; /* NULL when the text is read */
-} IntCase;
+/* A row of a parser's table: the text, the bounds given, the value read (when read) and
+ * the message (NULL when the text is read), in the parser's type T. */
+#define CASE_OF(T)         \
+    struct {               \
+        const char *text;  \
+        T min, max, value; \
+        const char *msg;   \
+    }
+
+typedef CASE_OF(long long) IntCase;
+typedef CASE_OF(uint64_t) U64Case;
+typedef CASE_OF(double) DoubleCase;
 
 static const IntCase INT_CASES[] = {
     {"0", 0, 30000, 0, NULL},
@@ -59,13 +65,6 @@ static const IntCase INT_CASES[] = {
      "0..9)"},
 };
 
-typedef struct {
-    const char *text;
-    uint64_t min, max;
-    uint64_t value;
-    const char *msg;
-} U64Case;
-
 static const U64Case U64_CASES[] = {
     {"0", 0, UINT64_MAX, 0, NULL},
     {"18446744073709551615", 0, UINT64_MAX, UINT64_MAX, NULL},
@@ -79,13 +78,6 @@ static const U64Case U64_CASES[] = {
     {"1e3", 0, 5000, 0, "--seed: '1e3' is not a whole number (allowed: 0..5000)"},
     {"", 0, 5, 0, "--seed: '' is not a whole number (allowed: 0..5)"},
 };
-
-typedef struct {
-    const char *text;
-    double min, max;
-    double value; /* when ok */
-    const char *msg;
-} DoubleCase;
 
 static const DoubleCase DOUBLE_CASES[] = {
     {"1", 0.001, 1000, 1, NULL},
@@ -136,57 +128,39 @@ static void check_row(const char *text, bool ok, bool value_right, bool untouche
         fail_msg("'%s': message\n  %s\nwant\n  %s", text, msg, want_msg);
 }
 
-static void test_int_table(void **state)
-{
-    (void)state;
-    for (size_t i = 0; i < sizeof INT_CASES / sizeof *INT_CASES; i++) {
-        const IntCase *c = &INT_CASES[i];
-        long long v = 12345;
-        char msg[200] = "";
-        bool ok = numparse_int("--max-score", c->text, c->min, c->max, &v, msg, sizeof msg);
-        check_row(c->text, ok, v == c->value, v == 12345, msg, c->msg);
+/* The test of a parser's table: every row read by PARSE for OPTION into an output of
+ * type T that starts at 12345. */
+#define TABLE_TEST(NAME, CASES, T, PARSE, OPTION)                                              \
+    static void NAME(void **state)                                                             \
+    {                                                                                          \
+        (void)state;                                                                           \
+        for (size_t i = 0; i < sizeof CASES / sizeof *CASES; i++) {                            \
+            T v = 12345;                                                                       \
+            char msg[200] = "";                                                                \
+            bool ok =                                                                          \
+                PARSE(OPTION, CASES[i].text, CASES[i].min, CASES[i].max, &v, msg, sizeof msg); \
+            check_row(CASES[i].text, ok, v == CASES[i].value, v == 12345, msg, CASES[i].msg);  \
+        }                                                                                      \
     }
-}
 
-static void test_u64_table(void **state)
-{
-    (void)state;
-    for (size_t i = 0; i < sizeof U64_CASES / sizeof *U64_CASES; i++) {
-        const U64Case *c = &U64_CASES[i];
-        uint64_t v = 12345;
-        char msg[200] = "";
-        bool ok = numparse_u64("--seed", c->text, c->min, c->max, &v, msg, sizeof msg);
-        check_row(c->text, ok, v == c->value, v == 12345, msg, c->msg);
-    }
-    uint64_t v = 3;
-    char msg[200];
-    assert_false(numparse_u64("--seed", NULL, 0, 10, &v, msg, sizeof msg));
-    assert_string_equal(msg, "--seed: needs a whole number (allowed: 0..10)");
-}
-
-static void test_double_table(void **state)
-{
-    (void)state;
-    for (size_t i = 0; i < sizeof DOUBLE_CASES / sizeof *DOUBLE_CASES; i++) {
-        const DoubleCase *c = &DOUBLE_CASES[i];
-        double v = 12345;
-        char msg[200] = "";
-        bool ok = numparse_double("--lr", c->text, c->min, c->max, &v, msg, sizeof msg);
-        check_row(c->text, ok, v == c->value, v == 12345, msg, c->msg);
-    }
-}
+TABLE_TEST(test_int_table, INT_CASES, long long, numparse_int, "--max-score")
+TABLE_TEST(test_u64_table, U64_CASES, uint64_t, numparse_u64, "--seed")
+TABLE_TEST(test_double_table, DOUBLE_CASES, double, numparse_double, "--lr")
 
 static void test_missing_value(void **state)
 {
     (void)state;
     long long i = 3;
+    uint64_t u = 3;
     double d = 3;
     char msg[200];
     assert_false(numparse_int("go nodes", NULL, 0, 10, &i, msg, sizeof msg));
     assert_string_equal(msg, "go nodes: needs a whole number (allowed: 0..10)");
+    assert_false(numparse_u64("--seed", NULL, 0, 10, &u, msg, sizeof msg));
+    assert_string_equal(msg, "--seed: needs a whole number (allowed: 0..10)");
     assert_false(numparse_double("--lr", NULL, 0.5, 2, &d, msg, sizeof msg));
     assert_string_equal(msg, "--lr: needs a number (allowed: 0.5..2)");
-    assert_true(i == 3 && d == 3);
+    assert_true(i == 3 && u == 3 && d == 3);
 }
 
 /* No message buffer, or a short one: the answer is the same and nothing overflows. */

@@ -338,7 +338,7 @@ static void test_validate_rejects_illegal_move(void **state)
     expect_invalid(&g_rec2, "ply 13", "flags");
     g_rec2 = g_rec;
     g_rec2.plies[12].flags |= 0x80;
-    expect_invalid(&g_rec2, "ply 13", "unknown flag");
+    expect_invalid(&g_rec2, "ply 13", "flags 0x8");
 }
 
 static void test_validate_rejects_malformed(void **state)
@@ -346,24 +346,11 @@ static void test_validate_rejects_malformed(void **state)
     (void)state;
     play_game(&g_rec, 12, 20);
     expect_valid(&g_rec);
-    g_rec2 = g_rec;
-    g_rec2.nplies = RECORD_MAX_PLIES + 1;
-    expect_invalid(&g_rec2, "plies", NULL);
-    g_rec2 = g_rec;
-    g_rec2.nplies = -1;
-    expect_invalid(&g_rec2, "plies", NULL);
-    g_rec2 = g_rec;
-    memset(g_rec2.start_fen, 'x', sizeof g_rec2.start_fen);
-    expect_invalid(&g_rec2, "not terminated", NULL);
+    /* (a ply count, outcome or reason out of range, or an unterminated FEN, are the
+     * decoder's to refuse: test_protocol) */
     g_rec2 = g_rec;
     snprintf(g_rec2.start_fen, sizeof g_rec2.start_fen, "rnbakabnr/9/9 w");
     expect_invalid(&g_rec2, "start FEN", NULL);
-    g_rec2 = g_rec;
-    g_rec2.outcome = (Outcome)9;
-    expect_invalid(&g_rec2, "outcome", NULL);
-    g_rec2 = g_rec;
-    g_rec2.reason = (Reason)99;
-    expect_invalid(&g_rec2, "reason", NULL);
     /* An unfinished game is not a record to store. */
     g_rec2 = g_rec;
     g_rec2.outcome = OUTCOME_NONE;

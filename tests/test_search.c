@@ -29,6 +29,7 @@
 #include "movegen.h"
 #include "notation.h"
 #include "position.h"
+#include "tests/support/searchtest.h"
 #include "tests/support/epd.h"
 #include "timeman.h"
 #include "tt.h"
@@ -74,22 +75,6 @@ static void set_position(Engine *e, const char *fen, const char *moves)
     if (!engine_set_position(e, fen, tok, n, &err))
         fail_msg("cannot set %s moves '%s': %s", fen ? fen : "startpos", moves ? moves : "",
                  err.msg);
-}
-
-static SearchLimits depth_limits(int depth)
-{
-    SearchLimits l;
-    time_limits_clear(&l);
-    l.depth = depth;
-    return l;
-}
-
-static SearchLimits node_limits(uint64_t nodes)
-{
-    SearchLimits l;
-    time_limits_clear(&l);
-    l.nodes = nodes;
-    return l;
 }
 
 /*
@@ -241,7 +226,7 @@ static void expect_mate(Engine *e, const MateCase *c, int depth)
     engine_new_game(e);
     InfoLog log;
     info_log_init(&log, e);
-    SearchLimits l = depth_limits(depth);
+    SearchLimits l = searchtest_depth(depth);
     SearchResult r = search_logged(e, &l, &log);
     expect_reports_legal(&log);
     int plies = 2 * c->moves - 1;
@@ -311,7 +296,7 @@ static void test_mated_in_one(void **state)
     (void)state;
     Engine *e = new_engine();
     set_position(e, "3akab2/9/4b4/9/9/9/5R3/9/5R3/4K4 w - - 0 1", "f3f9");
-    SearchLimits l = depth_limits(effort.normal_depth);
+    SearchLimits l = searchtest_depth(effort.normal_depth);
     SearchResult r = engine_search(e, &l, NULL);
     assert_true(r.score <= VALUE_MATED_IN_MAX_PLY);
     assert_int_equal(r.score, -VALUE_MATE + 2);
@@ -339,7 +324,7 @@ static void test_no_legal_move(void **state)
         assert_int_equal(pos_in_check(engine_position(e)), CASES[i].in_check);
         InfoLog log;
         info_log_init(&log, e);
-        SearchLimits l = depth_limits(6);
+        SearchLimits l = searchtest_depth(6);
         SearchResult r = search_logged(e, &l, &log);
         if (r.best != MOVE_NONE)
             fail_msg("%s: a best move with no legal move", CASES[i].fen);
@@ -364,7 +349,7 @@ static void test_stalemating_wins(void **state)
     Engine *e = new_engine();
     /* i0i8: the chariot closes rank 8, the red general closes e9; no check */
     set_position(e, "3k5/9/9/9/9/9/9/9/9/4K3R w - - 0 1", NULL);
-    SearchLimits l = depth_limits(effort.normal_depth);
+    SearchLimits l = searchtest_depth(effort.normal_depth);
     SearchResult r = engine_search(e, &l, NULL);
     assert_int_equal(r.score, VALUE_MATE - 1);
     Position *p = malloc(sizeof *p);
@@ -398,7 +383,7 @@ static void expect_same(SearchResult a, SearchResult b, const char *what)
 static void test_nodes_reproducible(void **state)
 {
     (void)state;
-    SearchLimits l = node_limits(effort.nodes);
+    SearchLimits l = searchtest_nodes(effort.nodes);
     Engine *e = new_engine();
     set_position(e, MIDGAME_FEN, NULL);
     engine_new_game(e);
@@ -420,38 +405,24 @@ static void test_nodes_reproducible(void **state)
     engine_free(&e);
 }
 
-typedef struct {
-    Engine *e;
-    SearchLimits limits;
-    SearchResult result;
-} Job;
-
-static void *run_job(void *arg)
-{
-    Job *j = arg;
-    j->result = engine_search(j->e, &j->limits, NULL);
-    return NULL;
-}
-
 /* No hidden shared state: two engines searching at the same time get what one alone gets. */
 static void test_two_engines_at_once(void **state)
 {
     (void)state;
-    SearchLimits l = node_limits(effort.nodes);
+    SearchLimits l = searchtest_nodes(effort.nodes);
     Engine *ref = new_engine();
     set_position(ref, MIDGAME_FEN, NULL);
     SearchResult alone = engine_search(ref, &l, NULL);
     engine_free(&ref);
 
-    Job jobs[2];
+    SearchJob jobs[2];
     pthread_t th[2];
     for (int i = 0; i < 2; i++) {
-        jobs[i].e = new_engine();
+        jobs[i] = (SearchJob){new_engine(), l, {0}, false};
         set_position(jobs[i].e, MIDGAME_FEN, NULL);
-        jobs[i].limits = l;
     }
     for (int i = 0; i < 2; i++)
-        assert_int_equal(pthread_create(&th[i], NULL, run_job, &jobs[i]), 0);
+        assert_int_equal(pthread_create(&th[i], NULL, searchtest_job_run, &jobs[i]), 0);
     for (int i = 0; i < 2; i++)
         assert_int_equal(pthread_join(th[i], NULL), 0);
     for (int i = 0; i < 2; i++) {
@@ -470,7 +441,7 @@ static void test_depth_limit(void **state)
         for (int d = 1; d <= effort.normal_depth; d += 2) {
             InfoLog log;
             info_log_init(&log, e);
-            SearchLimits l = depth_limits(d);
+            SearchLimits l = searchtest_depth(d);
             SearchResult r = search_logged(e, &l, &log);
             assert_int_equal(r.depth, d);
             assert_true(log.have_last);
@@ -600,7 +571,7 @@ static void test_avoids_perpetual_check(void **state)
     assert_int_not_equal(check, MOVE_NONE);
     InfoLog log;
     info_log_init(&log, e);
-    SearchLimits l = depth_limits(effort.normal_depth + 2);
+    SearchLimits l = searchtest_depth(effort.normal_depth + 2);
     SearchResult r = search_logged(e, &l, &log);
     expect_reports_legal(&log);
     char mv[5];
@@ -628,7 +599,7 @@ static void test_avoids_perpetual_chase(void **state)
     set_position(e, CHASE_FEN, "b6c8 a7a4 c8b6 a4a7 b6c8 a7a4");
     Move chase = move_parse_legal(engine_position(e), "c8b6");
     assert_int_not_equal(chase, MOVE_NONE);
-    SearchLimits l = depth_limits(effort.normal_depth + 2);
+    SearchLimits l = searchtest_depth(effort.normal_depth + 2);
     SearchResult r = engine_search(e, &l, NULL);
     if (r.best == chase)
         fail_msg("the engine chases the cannon into a lost repetition (score %d)", r.score);
@@ -644,7 +615,7 @@ static void test_completes_perpetual_chase(void **state)
     set_position(e, CHASE_FEN, "b6c8 a7a4 c8b6 a4a7 b6c8 a7a4 c8b6");
     Move back = move_parse_legal(engine_position(e), "a4a7");
     assert_int_not_equal(back, MOVE_NONE);
-    SearchLimits l = depth_limits(effort.normal_depth);
+    SearchLimits l = searchtest_depth(effort.normal_depth);
     SearchResult r = engine_search(e, &l, NULL);
     char mv[5];
     move_to_text(r.best, mv);
@@ -855,7 +826,7 @@ static void test_hash_sizes(void **state)
         expect_mate(e, &MATES[7], 14);  /* mate in 2 */
         expect_mate(e, &MATES[13], 16); /* mate in 3 */
         set_position(e, MIDGAME_FEN, NULL);
-        SearchLimits l = depth_limits(effort.normal_depth);
+        SearchLimits l = searchtest_depth(effort.normal_depth);
         SearchResult r = engine_search(e, &l, NULL);
         assert_true(move_is_legal(engine_position(e), r.best));
         assert_int_equal(r.depth, effort.normal_depth);
@@ -883,7 +854,7 @@ static void test_reported_moves_legal(void **state)
         engine_new_game(e);
         InfoLog log;
         info_log_init(&log, e);
-        SearchLimits l = depth_limits(effort.pv_depth);
+        SearchLimits l = searchtest_depth(effort.pv_depth);
         SearchResult r = search_logged(e, &l, &log);
         if (log.bad_infos)
             fail_msg("line %d: %s", suite.entries[i].line, log.why);
@@ -925,7 +896,7 @@ static void test_unfinished_iteration(void **state)
             engine_new_game(e);
             InfoLog log;
             info_log_init(&log, e);
-            SearchLimits l = node_limits(n);
+            SearchLimits l = searchtest_nodes(n);
             SearchResult r = search_logged(e, &l, &log);
             searches++;
             expect_reports_legal(&log);
@@ -969,13 +940,7 @@ static void test_unfinished_iteration(void **state)
 
 static void pick_effort(void)
 {
-    const char *quick = getenv("CHUHE_TEST_QUICK");
-#if defined(CHUHE_DEBUG) || defined(__SANITIZE_ADDRESS__)
-    bool q = !(quick && !strcmp(quick, "0"));
-#else
-    bool q = quick && *quick && strcmp(quick, "0");
-#endif
-    effort = q ? QUICK_EFFORT : FULL_EFFORT;
+    effort = searchtest_quick() ? QUICK_EFFORT : FULL_EFFORT;
 }
 
 int main(void)

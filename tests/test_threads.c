@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "tests/support/searchtest.h"
 #include "engine.h"
 #include "movegen.h"
 #include "notation.h"
@@ -44,14 +45,6 @@ static void set_fen(Engine *e, const char *fen)
     PosError err = {{0}};
     if (!engine_set_position(e, fen, NULL, 0, &err))
         fail_msg("cannot set %s: %s", fen ? fen : "startpos", err.msg);
-}
-
-static SearchLimits depth_limits(int depth)
-{
-    SearchLimits l;
-    time_limits_clear(&l);
-    l.depth = depth;
-    return l;
 }
 
 static void sleep_ms(int ms)
@@ -104,7 +97,7 @@ static void test_multipv_bench(void **state)
     int positions = 0, same = 0, warm_same = 0;
     for (int i = 0; engine_bench_fen(i); i++) {
         const char *fen = engine_bench_fen(i);
-        SearchLimits l = depth_limits(multipv_depth);
+        SearchLimits l = searchtest_depth(multipv_depth);
         engine_new_game(e);
         set_fen(e, fen);
         SearchResult one = engine_search(e, &l, NULL);
@@ -140,7 +133,7 @@ static void test_multipv_bench(void **state)
         /* the measure of what another hash and history do: MultiPV 1 again, after a
          * search one ply shallower */
         engine_new_game(e);
-        l = depth_limits(multipv_depth - 1);
+        l = searchtest_depth(multipv_depth - 1);
         engine_search(e, &l, NULL);
         l.depth = multipv_depth;
         warm_same += engine_search(e, &l, NULL).best == one.best;
@@ -161,7 +154,7 @@ static void test_multipv_one_is_plain(void **state)
 {
     (void)state;
     Engine *e = new_engine(1);
-    SearchLimits l = depth_limits(multipv_depth);
+    SearchLimits l = searchtest_depth(multipv_depth);
     set_fen(e, engine_bench_fen(3));
     SearchResult a = engine_search(e, &l, NULL);
     engine_new_game(e);
@@ -190,7 +183,7 @@ static void test_searchmoves(void **state)
     set_fen(e, NULL);
     /* two moves no search of the start position plays: a chariot and an edge soldier */
     Move allowed[2] = {move_from_text("a0a1"), move_from_text("i3i4")};
-    SearchLimits l = depth_limits(7);
+    SearchLimits l = searchtest_depth(7);
     l.nsearchmoves = 2;
     memcpy(l.searchmoves, allowed, sizeof allowed);
     Reports r;
@@ -256,7 +249,7 @@ static void test_threads_search(void **state)
     assert_int_equal(engine_threads(e), 3);
     for (int i = 0; engine_bench_fen(i); i += 5) {
         set_fen(e, engine_bench_fen(i));
-        SearchLimits l = depth_limits(multipv_depth);
+        SearchLimits l = searchtest_depth(multipv_depth);
         SearchResult r = engine_search(e, &l, NULL);
         assert_true(move_is_legal(engine_position(e), r.best));
         assert_true(r.depth >= multipv_depth);
@@ -300,22 +293,7 @@ static void test_threads_back_to_one(void **state)
     engine_free(&b);
 }
 
-typedef struct {
-    Engine *e;
-    SearchLimits limits;
-    SearchResult result;
-    atomic_bool done;
-} Job;
-
-static void *job_run(void *arg)
-{
-    Job *j = arg;
-    j->result = engine_search(j->e, &j->limits, NULL);
-    atomic_store(&j->done, true);
-    return NULL;
-}
-
-static int64_t wait_done(Job *j, int limit_ms)
+static int64_t wait_done(SearchJob *j, int limit_ms)
 {
     int64_t t0 = time_now_ms();
     while (!atomic_load(&j->done) && time_now_ms() - t0 < limit_ms)
@@ -328,12 +306,12 @@ static void test_threads_stop(void **state)
 {
     (void)state;
     for (int threads = 1; threads <= 3; threads++) {
-        Job j = {new_engine(threads), {0}, {0}, false};
+        SearchJob j = {new_engine(threads), {0}, {0}, false};
         set_fen(j.e, engine_bench_fen(4));
         time_limits_clear(&j.limits);
         j.limits.infinite = true;
         pthread_t th;
-        assert_int_equal(pthread_create(&th, NULL, job_run, &j), 0);
+        assert_int_equal(pthread_create(&th, NULL, searchtest_job_run, &j), 0);
         sleep_ms(100);
         assert_false(atomic_load(&j.done));
         engine_stop(j.e);
@@ -354,14 +332,14 @@ static void test_ponder(void **state)
 {
     (void)state;
     for (int threads = 1; threads <= 2; threads++) {
-        Job j = {new_engine(threads), {0}, {0}, false};
+        SearchJob j = {new_engine(threads), {0}, {0}, false};
         set_fen(j.e, NULL);
         time_limits_clear(&j.limits);
         j.limits.movetime = 100;
         j.limits.ponder = true;
         engine_ponder_begin(j.e);
         pthread_t th;
-        assert_int_equal(pthread_create(&th, NULL, job_run, &j), 0);
+        assert_int_equal(pthread_create(&th, NULL, searchtest_job_run, &j), 0);
         sleep_ms(300);
         assert_false(atomic_load(&j.done)); /* three times its move time, still pondering */
         engine_ponderhit(j.e);
@@ -375,7 +353,7 @@ static void test_ponder(void **state)
         /* stop while pondering: a move at once */
         atomic_store(&j.done, false);
         engine_ponder_begin(j.e);
-        assert_int_equal(pthread_create(&th, NULL, job_run, &j), 0);
+        assert_int_equal(pthread_create(&th, NULL, searchtest_job_run, &j), 0);
         sleep_ms(200);
         assert_false(atomic_load(&j.done));
         engine_stop(j.e);
@@ -390,13 +368,7 @@ static void test_ponder(void **state)
 
 int main(void)
 {
-    const char *quick = getenv("CHUHE_TEST_QUICK");
-#if defined(CHUHE_DEBUG) || defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    bool q = !(quick && !strcmp(quick, "0"));
-#else
-    bool q = quick && *quick && strcmp(quick, "0");
-#endif
-    if (q)
+    if (searchtest_quick())
         multipv_depth = 5;
     /* another depth for a measurement by hand */
     const char *d = getenv("CHUHE_MULTIPV_DEPTH");

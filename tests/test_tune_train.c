@@ -52,6 +52,33 @@ static void split_synth(Dataset *train, Dataset *valid)
     model_set_labels(valid, 1 / 170.0, 0.5);
 }
 
+/* A test's fit: the synthetic set split in two, the default options (to adjust), the
+ * default weights as the start. */
+typedef struct {
+    Dataset train, valid;
+    TrainOptions o;
+    double w0[MODEL_NW];
+} Fit;
+
+static void fit_init(Fit *f)
+{
+    split_synth(&f->train, &f->valid);
+    train_options_default(&f->o);
+    model_from_params(weights_default(), f->w0);
+}
+
+/* A new optimiser state from the fit's start and options, K = 1/170. */
+static TrainState *fit_state(const Fit *f)
+{
+    return train_new(&f->o, f->w0, 1 / 170.0, f->train.n, f->valid.n);
+}
+
+static void fit_free(Fit *f)
+{
+    dataset_free(&f->train);
+    dataset_free(&f->valid);
+}
+
 static TrainState *run_epochs(const TrainOptions *o, TrainState *s, int upto, const Dataset *train,
                               const Dataset *valid)
 {
@@ -64,25 +91,18 @@ static TrainState *run_epochs(const TrainOptions *o, TrainState *s, int upto, co
 
 static void resume_case(uint64_t batch)
 {
-    Dataset train, valid;
-    split_synth(&train, &valid);
-    TrainOptions o;
-    train_options_default(&o);
-    o.batch = batch;
-    o.lr = 2;
-    o.patience = 0;
-    double w0[MODEL_NW];
-    model_from_params(weights_default(), w0);
+    Fit f;
+    fit_init(&f);
+    f.o.batch = batch;
+    f.o.lr = 2;
+    f.o.patience = 0;
     const char *cfg = "test config";
-    uint64_t dh = dataset_hash(&train);
+    uint64_t dh = dataset_hash(&f.train);
 
-    TrainState *a = train_new(&o, w0, 1 / 170.0, train.n, valid.n);
-    run_epochs(&o, a, 6, &train, &valid);
-
+    TrainState *a = run_epochs(&f.o, fit_state(&f), 6, &f.train, &f.valid);
     char path[128], err[512];
     path_in_dir(path, sizeof path, "resume.ckpt");
-    TrainState *b = train_new(&o, w0, 1 / 170.0, train.n, valid.n);
-    run_epochs(&o, b, 3, &train, &valid);
+    TrainState *b = run_epochs(&f.o, fit_state(&f), 3, &f.train, &f.valid);
     if (!train_save(path, b, cfg, dh, err, sizeof err))
         fail_msg("%s", err);
     train_free(&b);
@@ -91,7 +111,7 @@ static void resume_case(uint64_t batch)
         fail_msg("%s", err);
     assert_int_equal(c->epoch, 3);
     assert_int_equal(c->nhist, 3);
-    run_epochs(&o, c, 6, &train, &valid);
+    run_epochs(&f.o, c, 6, &f.train, &f.valid);
     assert_memory_equal(a->w, c->w, sizeof a->w);
     assert_memory_equal(a->m, c->m, sizeof a->m);
     assert_memory_equal(a->v, c->v, sizeof a->v);
@@ -110,8 +130,7 @@ static void resume_case(uint64_t batch)
         assert_int_equal(a->step, 6);
     train_free(&a);
     train_free(&c);
-    dataset_free(&train);
-    dataset_free(&valid);
+    fit_free(&f);
 }
 
 static void test_resume_full_batch(void **state)
@@ -148,21 +167,16 @@ static void test_symmetry_and_pull(void **state)
     for (int i = 0; i < EVAL_PARAM_NB; i++)
         assert_int_equal(model_mirror(model_mirror(i)), i);
 
-    Dataset train, valid;
-    split_synth(&train, &valid);
-    TrainOptions o;
-    train_options_default(&o);
-    o.batch = 500;
-    o.patience = 0;
-    o.reg = 0;
-    double w0[MODEL_NW];
-    model_from_params(weights_default(), w0);
+    Fit f;
+    fit_init(&f);
+    f.o.batch = 500;
+    f.o.patience = 0;
+    f.o.reg = 0;
+    const double *w0 = f.w0;
     /* tied: every mirrored pair keeps the difference it started with */
-    TrainState *tied =
-        run_epochs(&o, train_new(&o, w0, 1 / 170.0, train.n, valid.n), 5, &train, &valid);
-    o.symmetric = false;
-    TrainState *free_ =
-        run_epochs(&o, train_new(&o, w0, 1 / 170.0, train.n, valid.n), 5, &train, &valid);
+    TrainState *tied = run_epochs(&f.o, fit_state(&f), 5, &f.train, &f.valid);
+    f.o.symmetric = false;
+    TrainState *free_ = run_epochs(&f.o, fit_state(&f), 5, &f.train, &f.valid);
     int apart = 0;
     for (int j = 0; j < MODEL_NW; j++) {
         int pj = 2 * model_mirror(j / 2) + j % 2;
@@ -171,16 +185,14 @@ static void test_symmetry_and_pull(void **state)
     }
     assert_true(apart > 0);
     /* the pull toward the start holds the weights closer to it */
-    o.symmetric = true;
-    o.reg = 1e6;
-    TrainState *pulled =
-        run_epochs(&o, train_new(&o, w0, 1 / 170.0, train.n, valid.n), 5, &train, &valid);
+    f.o.symmetric = true;
+    f.o.reg = 1e6;
+    TrainState *pulled = run_epochs(&f.o, fit_state(&f), 5, &f.train, &f.valid);
     assert_true(moved_most(pulled) < moved_most(tied) / 2);
     train_free(&tied);
     train_free(&free_);
     train_free(&pulled);
-    dataset_free(&train);
-    dataset_free(&valid);
+    fit_free(&f);
 }
 
 static void test_checkpoint_refusals(void **state)
@@ -231,20 +243,16 @@ static void test_checkpoint_refusals(void **state)
 static void test_freeze_and_early_stop(void **state)
 {
     (void)state;
-    Dataset train, valid;
-    split_synth(&train, &valid);
-    TrainOptions o;
-    train_options_default(&o);
-    o.lr = 5;
-    o.patience = 2;
+    Fit f;
+    fit_init(&f);
+    f.o.lr = 5;
+    f.o.patience = 2;
     const EvalTermInfo *mat = &EVAL_TERM_INFO[EVAL_TERM_material];
     int first = (int)(mat->offset / sizeof(Score));
     for (int i = 0; i < mat->count; i++)
-        o.frozen[first + i] = 1;
-    double w0[MODEL_NW];
-    model_from_params(weights_default(), w0);
-    TrainState *s = train_new(&o, w0, 1 / 170.0, train.n, valid.n);
-    run_epochs(&o, s, 400, &train, &valid);
+        f.o.frozen[first + i] = 1;
+    const double *w0 = f.w0;
+    TrainState *s = run_epochs(&f.o, fit_state(&f), 400, &f.train, &f.valid);
     for (int i = 0; i < mat->count; i++) {
         assert_true(s->w[2 * (first + i)] == w0[2 * (first + i)]);
         assert_true(s->w[2 * (first + i) + 1] == w0[2 * (first + i) + 1]);
@@ -258,8 +266,7 @@ static void test_freeze_and_early_stop(void **state)
     assert_int_equal(s->best_epoch, s->epoch - 3);
     assert_true(s->best_loss == s->hist[s->best_epoch].valid_loss);
     train_free(&s);
-    dataset_free(&train);
-    dataset_free(&valid);
+    fit_free(&f);
 }
 
 /* Row N of the history holds the losses of the weights after N epochs, measured here
@@ -269,27 +276,24 @@ static void test_epoch_rows(void **state)
 {
     (void)state;
     enum { EPOCHS = 4 };
-    Dataset train, valid;
-    split_synth(&train, &valid);
-    TrainOptions o;
-    train_options_default(&o);
-    o.lr = 3;
-    o.patience = 0;
+    Fit f;
+    fit_init(&f);
+    f.o.lr = 3;
+    f.o.patience = 0;
     const double K = 1 / 170.0;
-    double w0[MODEL_NW];
-    model_from_params(weights_default(), w0);
-    TrainState *s = train_new(&o, w0, K, train.n, valid.n);
-    uint32_t *perm = malloc((train.n + 1) * sizeof *perm);
+    const Dataset *train = &f.train, *valid = &f.valid;
+    TrainState *s = fit_state(&f);
+    uint32_t *perm = malloc((train->n + 1) * sizeof *perm);
     double loss[EPOCHS + 1][2], *after = malloc((EPOCHS + 1) * sizeof s->w);
     for (int e = 0; e <= EPOCHS; e++) {
-        loss[e][0] = model_pass(&train, NULL, 0, s->w, K, NULL) / (double)train.n;
-        loss[e][1] = model_pass(&valid, NULL, 0, s->w, K, NULL) / (double)valid.n;
+        loss[e][0] = model_pass(train, NULL, 0, s->w, K, NULL) / (double)train->n;
+        loss[e][1] = model_pass(valid, NULL, 0, s->w, K, NULL) / (double)valid->n;
         memcpy(after + e * MODEL_NW, s->w, sizeof s->w);
         assert_int_equal(s->nhist, e);
         if (e < EPOCHS)
-            assert_true(train_epoch(comm_serial(), &o, s, &train, &valid, perm));
+            assert_true(train_epoch(comm_serial(), &f.o, s, train, valid, perm));
     }
-    assert_true(train_finish(comm_serial(), s, &train, &valid));
+    assert_true(train_finish(comm_serial(), s, train, valid));
     assert_int_equal(s->nhist, EPOCHS + 1);
     for (int e = 0; e <= EPOCHS; e++) {
         const EpochRow *r = &s->hist[e];
@@ -306,8 +310,7 @@ static void test_epoch_rows(void **state)
     free(after);
     free(perm);
     train_free(&s);
-    dataset_free(&train);
-    dataset_free(&valid);
+    fit_free(&f);
 }
 
 /* ---- set-up ------------------------------------------------------------------------------ */

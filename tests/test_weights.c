@@ -19,6 +19,7 @@
 
 #include "engine.h"
 #include "eval_terms.h"
+#include "tests/support/scratch.h"
 #include "weights.h"
 
 #define DEFAULT_PATH "engine/default.weights"
@@ -39,47 +40,26 @@ static char *write_text(const EvalParams *p)
 
 static char *read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    char *buf = NULL;
-    size_t cap = 0;
-    *len = 0;
-    for (;;) {
-        if (*len + 4096 > cap) {
-            cap = cap ? 2 * cap : 65536;
-            buf = realloc(buf, cap + 1);
-            assert_non_null(buf);
-        }
-        size_t got = fread(buf + *len, 1, 4096, f);
-        *len += got;
-        if (got < 4096)
-            break;
-    }
-    fclose(f);
-    buf[*len] = '\0';
+    char *buf = (char *)scratch_slurp(path, len);
+    if (!buf)
+        fail_msg("cannot read %s", path);
     return buf;
 }
 
-/* A temporary directory for files, removed with everything in it at the end. */
-static char g_dir[64];
-
-/* A path in g_dir; the last eight stay valid. */
+/* A path in the scratch folder; the last eight stay valid. */
 static const char *temp_path(const char *name)
 {
-    static char path[8][128];
+    static char path[8][256];
     static int next;
     char *p = path[next++ % 8];
-    snprintf(p, sizeof path[0], "%s/%s", g_dir, name);
+    snprintf(p, sizeof path[0], "%s/%s", scratch_dir(), name);
     return p;
 }
 
 static void write_file(const char *path, const char *data, size_t len)
 {
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
+    if (!scratch_spit(path, (const unsigned char *)data, len))
+        fail_msg("cannot write %s", path);
 }
 
 /* Parameters with every value different, spread over the whole allowed range. */
@@ -352,7 +332,7 @@ static void test_rejections(void **state)
 
     /* files */
     expect_rejected_file("/nonexistent/chuhe.weights", "a missing file");
-    expect_rejected_file(g_dir, "a directory");
+    expect_rejected_file(scratch_dir(), "a directory");
     size_t len = strlen(text);
     char *binary = malloc(len + 1);
     assert_non_null(binary);
@@ -626,20 +606,13 @@ static void test_engine_heavy_weights(void **state)
 static int make_dir(void **state)
 {
     (void)state;
-    snprintf(g_dir, sizeof g_dir, "%s", "/tmp/chuhe-weights-XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
+    return scratch_create("weights");
 }
 
 static int remove_dir(void **state)
 {
     (void)state;
-    static const char *const FILES[] = {
-        "round.weights",        "binary.weights",         "bad.weights",
-        "engine-bad.weights",   "engine-heavier.weights", "engine-saved.weights",
-        "engine-heavy.weights", "engine-extreme.weights"};
-    for (size_t i = 0; i < sizeof FILES / sizeof FILES[0]; i++)
-        unlink(temp_path(FILES[i]));
-    return rmdir(g_dir);
+    return scratch_remove();
 }
 
 int main(void)

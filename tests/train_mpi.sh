@@ -8,23 +8,10 @@
 set -u
 bindir=${1:-bin}
 train=$bindir/chuhe-train
-writer=$bindir/tests/test_tune
-engine=$bindir/chuhe-engine
 . "$(dirname "$0")/support/tap.sh"
-. "$(dirname "$0")/support/engine.sh"
-tap_require "$train" "$writer" "$engine"
-command -v mpirun >/dev/null 2>&1 || tap_skip_all "the trainer on MPI ranks" "mpirun is not installed"
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-
-mpi() { # ranks, then chuhe-train's arguments
-    local np=$1
-    shift
-    timeout 120 mpirun --oversubscribe -np "$np" "$train" "$@"
-}
+. "$(dirname "$0")/support/trainer.sh"
+tap_require "$engine"
+trainer_setup "$train" "the trainer"
 
 # Two network files of hidden size $3 with the same header and every int16 weight
 # within 1, every output bias within 16 (the ranks add the gradients in another order).
@@ -39,11 +26,7 @@ same_net() {
         awk '{ d = $1 - $2; if (d > 16 || d < -16) bad++; n++ } END { exit (n == 0 || bad) }'
 }
 
-out=$("$writer" --write-runfile "$tmp/run.h5" 16 7 2>&1)
-rc=$?
-[ $rc -eq 0 ] && [ -s "$tmp/run.h5" ]
-check "a run file of 16 real games is written" $? "$out"
-[ $rc -eq 0 ] || { tap_end; exit 1; }
+trainer_runfile "$tmp/run.h5" 16 7
 
 common=(--skip-plies 4 --hidden 64 --epochs 4 --batch 400 --lr 0.005 --lr-step 2 --seed 5 -q)
 
@@ -92,13 +75,7 @@ rows=$(($(wc -l <"$tmp/np1.nnue.tsv") - 1))
     grep -Eq '^ +4 +0\.[0-9]+ +0\.[0-9]+ +[0-9.]+$' <<<"$o1"
 check "per-epoch table on stdout and as TSV" $? "$o1"
 
-if command -v gnuplot >/dev/null 2>&1; then
-    head -c 8 "$tmp/np1.nnue.png" | od -An -tx1 | grep -q '89 50 4e 47'
-    check "the loss curves are drawn as PNG" $? "$(ls -la "$tmp")"
-else
-    grep -q 'warning: gnuplot is not installed' <<<"$o1"
-    check "without gnuplot the plot is skipped with a warning" $? "$o1"
-fi
+trainer_check_plot "$tmp/np1.nnue.png" "$o1"
 
 o=$(engine_run "setoption name EvalFile value $tmp/np1.nnue\nisready\nposition startpos\neval\nquit\n")
 grep -q 'search uses the NNUE evaluation' <<<"$o" && ! grep -q 'error' <<<"$o"

@@ -8,26 +8,12 @@
 set -u
 bindir=${1:-bin}
 tune=$bindir/chuhe-tune
-writer=$bindir/tests/test_tune
-engine=$bindir/chuhe-engine
 . "$(dirname "$0")/support/tap.sh"
-. "$(dirname "$0")/support/engine.sh"
-tap_require "$tune" "$writer"
-command -v mpirun >/dev/null 2>&1 || tap_skip_all "the tuner on MPI ranks" "mpirun is not installed"
+. "$(dirname "$0")/support/trainer.sh"
 
 o='' o1='' o2='' omb=''
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# In the sanitizer build the runs here check behaviour with leak detection off: the
-# leaks of chuhe-tune, on one and two ranks, are checked by tests/leaks_e2e.sh.
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+trainer_setup "$tune" "the tuner"
 
-mpi() { # ranks, then chuhe-tune's arguments
-    local np=$1
-    shift
-    timeout 120 mpirun --oversubscribe -np "$np" "$tune" "$@"
-}
 single() { # chuhe-tune's arguments, without mpirun
     timeout 120 "$tune" "$@"
 }
@@ -57,11 +43,7 @@ same_losses() {
     } END { if (n == 0 || bad) exit 1 }'
 }
 
-out=$("$writer" --write-runfile "$tmp/run.h5" 16 7 2>&1)
-rc=$?
-[ $rc -eq 0 ] && [ -s "$tmp/run.h5" ]
-check "a run file of 16 real games is written" $? "$out"
-[ $rc -eq 0 ] || { tap_end; exit 1; }
+trainer_runfile "$tmp/run.h5" 16 7
 
 # Without a validation set the best weights are the last ones, so they have moved.
 common=(--skip-plies 4 --epochs 8 --lr 3 --seed 5 --valid-frac 0 --patience 0 -q)
@@ -124,13 +106,7 @@ rows=$(($(wc -l <"$tmp/mb1.weights.tsv") - 1))
 check "per-epoch table on stdout and as TSV, and the moved parameters" $? "$omb
 $out1"
 
-if command -v gnuplot >/dev/null 2>&1; then
-    head -c 8 "$tmp/np1.weights.png" | od -An -tx1 | grep -q '89 50 4e 47'
-    check "the loss curves are drawn as PNG" $? "$(ls -la "$tmp")"
-else
-    grep -q 'warning: gnuplot is not installed' <<<"$out1"
-    check "without gnuplot the plot is skipped with a warning" $? "$out1"
-fi
+trainer_check_plot "$tmp/np1.weights.png" "$out1"
 
 if [ -x "$engine" ]; then
     o=$(engine_run "setoption name EvalFile value $tmp/np1.weights\nisready\nquit\n")

@@ -17,12 +17,11 @@ lines=$(grep -cE '^[a-i][0-9][a-i][0-9]: [0-9]+$' <<<"$out")
 grep -q '^Nodes searched: 79666$' <<<"$out" && [ "$total" = 79666 ] && [ "$lines" = 44 ]
 check "go perft 3 from the start: 44 divide lines summing to 79666" $? "$out"
 
-out=$(engine_run 'position startpos moves h2e2 h9g7\nd\n')
-grep -q '^Fen: rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2$' <<<"$out"
-check "position startpos moves ... then d prints the FEN" $? "$out"
+engine_check "position startpos moves ... then d prints the FEN" 'position startpos moves h2e2 h9g7\nd\n' \
+    '^Fen: rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2$'
 
 out=$(engine_run 'position startpos moves h2e2\nposition fen rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1 w - - 0 1\nd\n')
-errs=$(grep -c '^info string error: ' <<<"$out")
+errs=$(engine_errors "$out")
 [ "$errs" = 1 ] && grep -q 'Fen: rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b' <<<"$out"
 check "bad FEN: one error line, previous position kept" $? "$out"
 
@@ -31,21 +30,19 @@ grep -q "^info string error: position: move 2 'h7h0' is illegal" <<<"$out" &&
     grep -q 'Fen: rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b' <<<"$out"
 check "illegal move: error names it, previous position kept" $? "$out"
 
-out=$(engine_run 'position startpos moves h2e2 zz99\n')
-grep -q "^info string error: position: move 2 'zz99' is not a move" <<<"$out"
-check "malformed move text is reported" $? "$out"
+engine_check "malformed move text is reported" 'position startpos moves h2e2 zz99\n' \
+    "^info string error: position: move 2 'zz99' is not a move"
 
 out=$(engine_run 'frobnicate now\n\n   \nisready\n')
 [ "$(grep -c '^info string error: unknown command' <<<"$out")" = 1 ] && grep -q '^readyok$' <<<"$out"
 check "unknown command: one error line, engine carries on" $? "$out"
 
 out=$(engine_run 'go perft 0\ngo perft x\ngo perft\ngo wibble\nposition\nposition fen\nisready\n')
-[ "$(grep -c '^info string error: ' <<<"$out")" = 6 ] && grep -q '^readyok$' <<<"$out"
+engine_carried_on 6 "$out"
 check "malformed go and position commands each give one error" $? "$out"
 
-out=$(engine_run 'position fen 4k4/9/9/9/9/9/9/9/4R4/3K5 b - - 0 1\nd\n')
-grep -q '^Checkers: e1$' <<<"$out"
-check "d lists the checkers" $? "$out"
+engine_check "d lists the checkers" 'position fen 4k4/9/9/9/9/9/9/9/4R4/3K5 b - - 0 1\nd\n' \
+    '^Checkers: e1$'
 
 out=$(engine_run 'position fen 4k4/9/9/9/9/9/9/9/4C4/4K4 w - - 0 1\ngo perft 1\n')
 grep -q '^Nodes searched: 9$' <<<"$out" && ! grep -qE '^e1(d1|f1):' <<<"$out"
@@ -72,9 +69,8 @@ out=$(engine_run "setoption name EvalFile value /tmp/$long\nsetoption name $long
 check "setoption: a name or value too long is refused, not cut short" $? "$out"
 
 out=$(engine_run "ucci\nsetoption hashsize 0\nsetoption hashsize\nsetoption name Hash value 8\nsetoption hashsize 8\nisready\n")
-[ "$(grep -c '^info string error: ' <<<"$out")" = 2 ] &&
-    grep -qF "info string error: setoption hashsize: '0' is out of range (allowed: 1..65536)" <<<"$out" &&
-    grep -qF "info string error: setoption hashsize: needs a whole number (allowed: 1..65536)" <<<"$out"
+engine_refuses 2 "$out" "setoption hashsize: '0' is out of range (allowed: 1..65536)" \
+    "setoption hashsize: needs a whole number (allowed: 1..65536)"
 check "UCCI setoption <name> [<value>] and the UCI form both read the value" $? "$out"
 
 # The search's tunable constants: one spin option each, listed as fishtest's SPSA input.

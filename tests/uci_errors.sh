@@ -7,9 +7,9 @@ set -u
 bindir="${1:-bin}"
 bin="$bindir/chuhe-engine"
 source "$(dirname "$0")/support/tap.sh"
+source "$(dirname "$0")/support/engine.sh"
 
 run() { printf '%b' "$1" | timeout 60 "$bin" 2>&1; }
-errors() { grep -c '^info string error: ' <<<"$1"; }
 
 tap_require "$bin"
 
@@ -22,7 +22,7 @@ oneshot() { # expected status, arguments...
     shift
     out=$(timeout 60 "$bin" "$@" 2>&1)
     rc=$?
-    [ "$rc" = "$want" ] && [ "$(errors "$out")" = 1 ] && [ "$(wc -l <<<"$out")" = 1 ]
+    [ "$rc" = "$want" ] && [ "$(engine_errors "$out")" = 1 ] && [ "$(wc -l <<<"$out")" = 1 ]
     check "chuhe-engine $*: one error line, exit status $want" $? "status $rc: $out"
 }
 oneshot 2 nonsense
@@ -42,7 +42,7 @@ for h in --help -h; do
     out=$(timeout 60 "$bin" $h 2>/dev/null)
     rc=$?
     [ "$rc" = 0 ] && grep -q '^usage: chuhe-engine' <<<"$out" && grep -q 'bench' <<<"$out" &&
-        [ "$(errors "$out")" = 0 ]
+        [ "$(engine_errors "$out")" = 0 ]
     check "chuhe-engine $h: usage, exit status 0" $? "status $rc: $out"
 done
 out=$(timeout 60 "$bin" --version 2>/dev/null)
@@ -58,7 +58,7 @@ oneshot 2 --frobnicate
 refused_go() { # go arguments, expected error text (a fixed string)
     local out
     out=$(run "position startpos\ngo $1\nisready\n")
-    [ "$(errors "$out")" = 1 ] && grep -qF "info string error: $2" <<<"$out" &&
+    [ "$(engine_errors "$out")" = 1 ] && grep -qF "info string error: $2" <<<"$out" &&
         ! grep -q '^bestmove' <<<"$out" && grep -q '^readyok$' <<<"$out"
     check "go $1: refused, no search" $? "$out"
 }
@@ -81,12 +81,12 @@ refused_go "perft 2.0" "go perft: '2.0' is not a whole number (allowed: 1..12)"
 # timemargin (and for a human opponent whose flag fell): it is read as an empty clock,
 # and the engine moves at once rather than leaving the GUI without an answer.
 out=$(run "position startpos\ngo wtime -1000 btime -1000\nisready\n")
-[ "$(errors "$out")" = 0 ] && grep -qE '^bestmove [a-i][0-9][a-i][0-9]' <<<"$out"
+[ "$(engine_errors "$out")" = 0 ] && grep -qE '^bestmove [a-i][0-9][a-i][0-9]' <<<"$out"
 check "go wtime -1000 btime -1000: a clock below zero is read as 0, a move comes" $? "$out"
 
 # ---- setoption -------------------------------------------------------------------------
 out=$(run "setoption name Hash value 1e3\nsetoption name Hash value 65537\nsetoption name Threads value 257\nsetoption name Move Overhead value -1\nsetoption name Hash\nisready\n")
-[ "$(errors "$out")" = 5 ] &&
+[ "$(engine_errors "$out")" = 5 ] &&
     grep -qF "setoption Hash: '1e3' is not a whole number (allowed: 1..65536)" <<<"$out" &&
     grep -qF "setoption Hash: '65537' is out of range (allowed: 1..65536)" <<<"$out" &&
     grep -qF "setoption Threads: '257' is out of range (allowed: 1..256)" <<<"$out" &&
@@ -103,7 +103,7 @@ case "$bindir" in
     skip "setoption Hash too large for memory: the previous table is kept" "sanitizer build" ;;
 *)
     out=$( (ulimit -v 1048576 && run "setoption name Hash value 4096\nsetoption name Hash value 2048\nposition startpos\ngo depth 4\nisready\n") 2>&1)
-    [ "$(errors "$out")" = 2 ] &&
+    [ "$(engine_errors "$out")" = 2 ] &&
         [ "$(grep -cF "; keeping the 16 MB table" <<<"$out")" = 2 ] &&
         grep -qF "setoption Hash: cannot allocate 4096 MB" <<<"$out" &&
         grep -qE '^bestmove [a-i][0-9]' <<<"$out"
@@ -113,13 +113,12 @@ esac
 
 mkdir "$tmp/folder"
 out=$(run "setoption name EvalFile value $tmp/folder\nisready\n")
-[ "$(errors "$out")" = 1 ] &&
-    grep -qF "info string error: setoption EvalFile: $tmp/folder is a directory; previous evaluation kept" <<<"$out"
+engine_refuses 1 "$out" \
+    "setoption EvalFile: $tmp/folder is a directory; previous evaluation kept"
 check "setoption EvalFile <folder>: says it is a directory" $? "$out"
 
 out=$(run "setoption name EvalFile value $tmp/missing.weights\nisready\n")
-[ "$(errors "$out")" = 1 ] &&
-    grep -qF "EvalFile: $tmp/missing.weights: No such file or directory" <<<"$out"
+engine_refuses 1 "$out" "EvalFile: $tmp/missing.weights: No such file or directory"
 check "setoption EvalFile <missing file>: names the path and the reason" $? "$out"
 
 if [ "$(id -u)" = 0 ]; then
@@ -128,14 +127,14 @@ else
     run "weights $tmp/locked.weights\n" >/dev/null
     chmod 000 "$tmp/locked.weights"
     out=$(run "setoption name EvalFile value $tmp/locked.weights\nisready\n")
-    [ "$(errors "$out")" = 1 ] &&
+    [ "$(engine_errors "$out")" = 1 ] &&
         grep -qF "EvalFile: $tmp/locked.weights: Permission denied" <<<"$out"
     check "setoption EvalFile <unreadable file>: names the path and the reason" $? "$out"
 fi
 
 # ---- NUL bytes -------------------------------------------------------------------------
 out=$(run '\0isready\nisready\0junk\nisready\n')
-[ "$(errors "$out")" = 2 ] && grep -qF 'a command line holds a NUL byte' <<<"$out" &&
+[ "$(engine_errors "$out")" = 2 ] && grep -qF 'a command line holds a NUL byte' <<<"$out" &&
     [ "$(grep -c '^readyok$' <<<"$out")" = 1 ]
 check "a line holding a NUL byte is refused, at its start or further on" $? "$out"
 
@@ -146,7 +145,7 @@ bad+='setoption name Move Overhead value 9999\nsetoption name EvalFile value /\n
 bad+='setoption name UCI_Variant value chess\nposition fen 9/9\nposition startpos moves h2e2 a0a5\n'
 bad+='\0d\nbench 99\nweights\nfrobnicate\n'
 out=$(run "position startpos moves h2e2\n$bad""d\nisready\n")
-[ "$(errors "$out")" = 14 ] && grep -qF "$fen" <<<"$out" && grep -q '^readyok$' <<<"$out" &&
+[ "$(engine_errors "$out")" = 14 ] && grep -qF "$fen" <<<"$out" && grep -q '^readyok$' <<<"$out" &&
     ! grep -q '^bestmove' <<<"$out"
 check "after 14 refused commands, d shows the position set before them" $? "$out"
 

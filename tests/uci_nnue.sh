@@ -35,9 +35,8 @@ search() {
     engine_stop
 }
 
-out=$(engine_run "uci\nquit\n")
-grep -q '^option name Use NNUE type check default true$' <<<"$out"
-check "uci lists the check option Use NNUE, default true" $? "$out"
+engine_check "uci lists the check option Use NNUE, default true" "uci\nquit\n" \
+    '^option name Use NNUE type check default true$'
 
 hce=$(search "")
 grep -q '^NNUE: no network loaded; search uses the handcrafted evaluation$' <<<"$hce"
@@ -68,8 +67,7 @@ out=$(search "setoption name EvalFile value $net\nsetoption name Use NNUE value 
 check "Use NNUE true again: the network's search, node for node" $? "$out"
 
 out=$(engine_run "setoption name Use NNUE value maybe\nisready\n")
-[ "$(grep -c '^info string error' <<<"$out")" = 1 ] &&
-    grep -qF "info string error: setoption Use NNUE: 'maybe' is not true or false" <<<"$out" &&
+engine_refuses 1 "$out" "setoption Use NNUE: 'maybe' is not true or false" &&
     grep -q '^readyok' <<<"$out"
 check "Use NNUE maybe: one error line" $? "$out"
 
@@ -81,7 +79,7 @@ head -c 112 /dev/zero >>"$tmp/v2.nnue"
 broken() { # file, expected words
     local out
     out=$(search "setoption name EvalFile value $net\nsetoption name EvalFile value $1")
-    [ "$(grep -c '^info string error' <<<"$out")" = 1 ] &&
+    [ "$(engine_errors "$out")" = 1 ] &&
         grep -qF "info string error: setoption EvalFile: $1: $2" <<<"$out" &&
         grep -q 'previous evaluation kept$' <<<"$out" &&
         [ "$(grep '^NNUE' <<<"$out")" = "$(grep '^NNUE' <<<"$with_net")" ] &&

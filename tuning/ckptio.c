@@ -98,3 +98,63 @@ bool ckptio_hash_ok(const unsigned char *buf, size_t len)
     memcpy(&stored, buf + len - 8, 8);
     return stored == h;
 }
+
+bool ckptio_is_checkpoint(const char *path, CkptMagicOk magic_ok, size_t head, char *err,
+                          size_t errsize)
+{
+    unsigned char buf[64];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return error_set(err, errsize, "%s: %s", path, strerror(errno));
+    size_t n = fread(buf, 1, head < sizeof buf ? head : sizeof buf, f);
+    fclose(f);
+    return magic_ok(path, buf, n, err, errsize);
+}
+
+unsigned char *ckptio_load(const char *path, CkptMagicOk magic_ok, size_t *len, char *err,
+                           size_t errsize)
+{
+    unsigned char *buf = ckptio_slurp(path, len, err, errsize);
+    if (buf && !magic_ok(path, buf, *len, err, errsize)) {
+        free(buf);
+        return NULL;
+    }
+    if (buf && !ckptio_hash_ok(buf, *len)) {
+        error_set(err, errsize, "%s: checkpoint is damaged (checksum mismatch)", path);
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+void ckptio_put_config(CkptOut *o, const char *config)
+{
+    uint32_t clen = (uint32_t)strlen(config);
+    ckptio_put(o, &clen, 4);
+    ckptio_put(o, config, clen);
+}
+
+bool ckptio_get_config(CkptIn *in, const char *path, const char *config, uint64_t stored_hash,
+                       uint64_t data_hash, char *err, size_t errsize)
+{
+    uint32_t clen = 0;
+    ckptio_get(in, &clen, 4);
+    if (!in->ok || clen > in->n)
+        return error_set(err, errsize, "%s: checkpoint is truncated", path);
+    char *cfg = calloc(clen + 1, 1);
+    if (!cfg)
+        return error_set(err, errsize, "out of memory");
+    ckptio_get(in, cfg, clen);
+    bool ok = true;
+    if (strcmp(cfg, config) != 0)
+        ok = error_set(
+            err, errsize,
+            "%s: checkpoint made with other settings:\n  checkpoint: %s\n  now:        %s", path,
+            cfg, config);
+    else if (stored_hash != data_hash)
+        ok = error_set(err, errsize,
+                       "%s: checkpoint made on other positions (the files or the selection differ)",
+                       path);
+    free(cfg);
+    return ok;
+}

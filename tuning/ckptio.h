@@ -40,4 +40,26 @@ unsigned char *ckptio_slurp(const char *path, size_t *len, char *err, size_t err
 /* Whether the last 8 bytes of buf[len] are the FNV-1a 64 of the bytes before them. */
 bool ckptio_hash_ok(const unsigned char *buf, size_t len);
 
+/* A trainer's check of a checkpoint's first len bytes (its mark); false with the reason. */
+typedef bool (*CkptMagicOk)(const char *path, const unsigned char *head, size_t len, char *err,
+                            size_t errsize);
+
+/* Whether the file at path opens with what magic_ok wants (checked before any data is
+ * loaded); false with the reason in err. */
+bool ckptio_is_checkpoint(const char *path, CkptMagicOk magic_ok, size_t head, char *err,
+                          size_t errsize);
+
+/* The whole checkpoint (ckptio_slurp), its mark (magic_ok) and its hash checked; NULL
+ * with the reason in err. */
+unsigned char *ckptio_load(const char *path, CkptMagicOk magic_ok, size_t *len, char *err,
+                           size_t errsize);
+
+/* The settings text that a resumed run must share: u32 length and bytes. */
+void ckptio_put_config(CkptOut *o, const char *config);
+
+/* Reads the settings text and holds it against config, and the stored data hash against
+ * data_hash; false naming the difference (or a truncated file) in err. */
+bool ckptio_get_config(CkptIn *in, const char *path, const char *config, uint64_t stored_hash,
+                       uint64_t data_hash, char *err, size_t errsize);
+
 #endif

@@ -1,9 +1,12 @@
 #include "comm_mpi.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <mpi.h>
+
+#include "position.h"
 
 /* MPI counts are ints: big buffers go in pieces of at most this many elements. */
 enum { PIECE = 1 << 26 };
@@ -93,21 +96,20 @@ static bool mpi_exchange(Comm *c, const uint64_t *send, const uint64_t *counts, 
     return ok;
 }
 
+/* The collectives over MPI_COMM_WORLD, in the order of Comm's members: sum_f64,
+ * sum_f32, sum_u64, max_f64, bcast, exchange_u64 (rank and size are set at start). */
+static const Comm MPI_OPS = {0,           0,         mpi_sum_f64,  mpi_sum_f32, mpi_sum_u64,
+                             mpi_max_f64, mpi_bcast, mpi_exchange, NULL};
+
 bool comm_mpi_init(Comm *c, int *argc, char ***argv)
 {
     if (MPI_Init(argc, argv) != MPI_SUCCESS)
         return false;
     /* errors come back as codes, so every call site can report what failed */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    c->impl = NULL;
+    *c = MPI_OPS;
     MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &c->size);
-    c->sum_f64 = mpi_sum_f64;
-    c->sum_f32 = mpi_sum_f32;
-    c->sum_u64 = mpi_sum_u64;
-    c->max_f64 = mpi_max_f64;
-    c->bcast = mpi_bcast;
-    c->exchange_u64 = mpi_exchange;
     return true;
 }
 
@@ -116,7 +118,27 @@ void comm_mpi_finalize(void)
     MPI_Finalize();
 }
 
-void comm_mpi_abort(int code)
+int comm_mpi_main(int argc, char **argv, CliProgram which, const char *prog, CommMpiRun run)
 {
-    MPI_Abort(MPI_COMM_WORLD, code);
+    Comm comm;
+    if (!comm_mpi_init(&comm, &argc, &argv)) {
+        fprintf(stderr, "%s: MPI_Init failed\n", prog);
+        return 1;
+    }
+    position_init();
+    Cli *c = malloc(sizeof *c);
+    CliError err;
+    CliStatus st = c ? cli_parse_program(c, which, argc, argv, comm.rank == 0, &err) : CLI_ERROR;
+    int rc = 0;
+    if (!c) {
+        rc = comm_fail(&comm, prog, "out of memory");
+    } else if (st == CLI_ERROR) {
+        comm_fail(&comm, prog, "%s", err.msg);
+        rc = CLI_EXIT_USAGE;
+    } else if (st == CLI_RUN) {
+        rc = run(&comm, c);
+    }
+    free(c);
+    comm_mpi_finalize();
+    return rc;
 }

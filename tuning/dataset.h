@@ -20,16 +20,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The per-position arrays (n of them, start n + 1) and the coefficient arenas (nent):
+ * the fields drawn above. */
 typedef struct {
-    uint64_t n, cap;        /* positions */
-    uint64_t nent, ent_cap; /* coefficient entries */
-    uint64_t *start;        /* n + 1 */
+    uint64_t n, cap, nent, ent_cap;
+    uint64_t *start;
     float *label;
     uint32_t *uid;
     int16_t *score;
     int8_t *result;
     uint8_t *phase;
-    uint16_t *idx;
+    uint16_t *idx; /* the arenas */
     int8_t *coef;
 } Dataset;
 

@@ -17,14 +17,10 @@ enum { READ_BLOCK = 8192, TRACE_TOLERANCE = 1 };
 
 void load_options_default(LoadOptions *o)
 {
-    memset(o, 0, sizeof *o);
-    o->skip_plies = 16;
-    o->max_score = 2000;
-    o->per_game = 0;
-    o->dedup = true;
-    o->valid_frac = 0.1;
-    o->seed = 1;
-    o->check = 10000;
+    /* the positions kept: past the opening, scores a search settled, duplicates once */
+    *o = (LoadOptions){.skip_plies = 16, .max_score = 2000, .dedup = true, .seed = 1};
+    o->valid_frac = 0.1; /* for validation */
+    o->check = 10000;    /* traces held against evaluate() */
 }
 
 /* Keys and places of the positions of one set, in the set's order. */

@@ -19,14 +19,17 @@
 #include "position.h"
 #include "report.h"
 #include "rng.h"
+#include "session.h"
 #include "synth.h"
 #include "train.h"
 #include "weights.h"
 
+#define PROG "chuhe-tune"
+
 static Comm *g_comm; /* for fail_all() only */
 
 /* Rank 0 reports; every rank leaves. For errors all ranks agree on. */
-#define fail_all(...) comm_fail(g_comm, "chuhe-tune", __VA_ARGS__)
+#define fail_all(...) comm_fail(g_comm, PROG, __VA_ARGS__)
 
 static void print_stats(const Cli *c, const LoadStats *s)
 {
@@ -143,6 +146,13 @@ typedef struct {
     uint32_t *perm;
 } Run;
 
+/* Writes a checkpoint of state (a SessionSave). */
+static bool save(const char *path, const void *state, const char *config, uint64_t data_hash,
+                 char *err, size_t size)
+{
+    return train_save(path, state, config, data_hash, err, size);
+}
+
 /* The weights Adam moves: two for each parameter that is not frozen. */
 static int free_weights(const TrainOptions *o)
 {
@@ -246,34 +256,9 @@ static int start_training(Cli *c, Run *run)
     }
     model_set_labels(&run->train, s->K, c->lambda);
     model_set_labels(&run->valid, s->K, c->lambda);
-    if (c->train.batch) {
-        uint64_t n = run->train.n;
-        run->perm = malloc((n ? n : 1) * sizeof *run->perm);
-        if (!comm_all_ok(g_comm, run->perm && n < UINT32_MAX))
-            return fail_all("out of memory for the mini-batch order");
-    }
+    if (c->train.batch && !session_alloc_order(g_comm, run->train.n, &run->perm))
+        return fail_all("out of memory for the mini-batch order");
     return 0;
-}
-
-/* Rank 0, after an epoch: the table row it wrote (of the weights it started from), the
- * TSV and the progress line. */
-static void report_epoch(const Cli *c, const TrainState *s, double per_epoch)
-{
-    const EpochRow *row = &s->hist[s->nhist - 1];
-    char err[1400];
-    report_table_row(stdout, row);
-    fflush(stdout);
-    if (!report_tsv(c->log, s->hist, s->nhist, err, sizeof err))
-        fprintf(stderr, "chuhe-tune: warning: %s\n", err);
-    if (!c->quiet) {
-        char eta[32];
-        meter_eta(per_epoch * (c->train.epochs - s->epoch), eta, sizeof eta);
-        fprintf(stderr,
-                "chuhe-tune: epoch %d/%d done  after %d: train %.8f  valid %.8f  best %.8f "
-                "(after %d)  %.2f s/epoch  ETA %s\n",
-                s->epoch, c->train.epochs, row->epoch, row->train_loss, row->valid_loss,
-                s->best_loss, s->best_epoch, per_epoch, eta);
-    }
 }
 
 /* The epochs, with a checkpoint after each one that --checkpoint-every asks for. */
@@ -285,10 +270,7 @@ static int run_epochs(Cli *c, Run *run)
         printf("fitting %d weights (%d parameters x midgame, endgame) by Adam, %s, lr %g\n",
                MODEL_NW, EVAL_PARAM_NB, c->train.batch ? "mini-batches" : "full batch",
                c->train.lr);
-        report_table_header(stdout);
-        for (int i = 0; i < s->nhist; i++)
-            report_table_row(stdout, &s->hist[i]);
-        fflush(stdout);
+        session_print_history(s->hist, s->nhist);
     }
     double t0 = meter_wall();
     int first_epoch = s->epoch;
@@ -297,24 +279,20 @@ static int run_epochs(Cli *c, Run *run)
         ok = train_epoch(g_comm, &c->train, s, &run->train, &run->valid, run->perm);
         if (!ok)
             break;
-        bool ckpt_now = c->ckpt_every && (s->epoch % c->ckpt_every == 0 || s->stopped ||
-                                          s->epoch == c->train.epochs);
-        bool saved = true;
-        char err[1400] = "";
-        if (root && ckpt_now)
-            saved = train_save(c->ckpt, s, run->config, run->data_hash, err, sizeof err);
-        if (!comm_agree(g_comm, saved, err, sizeof err))
-            return fail_all("checkpoint: %s", err);
-        if (root)
-            report_epoch(c, s, (meter_wall() - t0) / (s->epoch - first_epoch));
+        SessionEpoch e = {.hist = s->hist,
+                          .nhist = s->nhist,
+                          .epoch = s->epoch,
+                          .best_loss = s->best_loss,
+                          .best_epoch = s->best_epoch,
+                          .epochs = c->train.epochs};
+        e.per_epoch = (meter_wall() - t0) / (s->epoch - first_epoch);
+        e.checkpoint = c->ckpt_every &&
+                       (s->epoch % c->ckpt_every == 0 || s->stopped || s->epoch == c->train.epochs);
+        if (!session_epoch_done(g_comm, c, PROG, &e, save, s, run->config, run->data_hash))
+            return 1;
     }
-    if (ok)
-        ok = train_finish(g_comm, s, &run->train, &run->valid);
-    if (!ok)
-        return fail_all("training failed (out of memory or MPI)");
-    if (root)
-        report_table_row(stdout, &s->hist[s->nhist - 1]);
-    return 0;
+    ok = ok && train_finish(g_comm, s, &run->train, &run->valid);
+    return session_epochs_end(g_comm, PROG, ok, s->hist, s->nhist);
 }
 
 /* Rank 0 writes the best weights, the epoch table and the plot, and lists the parameters
@@ -338,32 +316,10 @@ static int write_results(const Cli *c, const Run *run)
         } else {
             printf("weights: %s\n", c->out);
         }
-        char err[1400];
-        if (!report_tsv(c->log, s->hist, s->nhist, err, sizeof err))
-            fprintf(stderr, "chuhe-tune: warning: %s\n", err);
-        else
-            printf("epoch table: %s\n", c->log);
-        if (report_plot(c->log, c->plot, "chuhe-tune: loss by epoch", err, sizeof err))
-            printf("plot: %s\n", c->plot);
-        else
-            fprintf(stderr, "chuhe-tune: warning: %s\n", err);
+        session_write_history(c, PROG, s->hist, s->nhist);
         report_moved(stdout, s->w0, s->best_w, c->top);
     }
     return comm_all_ok(g_comm, ok) ? 0 : 1;
-}
-
-/* Rank 0 writes every output, so rank 0 checks them; every rank returns its verdict. */
-static int check_outputs(const Cli *c)
-{
-    CliError err = {""};
-    bool ok = g_comm->rank != 0 || cli_check_outputs(c, &err);
-    if (!comm_agree(g_comm, ok, err.msg, sizeof err.msg)) {
-        fail_all("%s", err.msg);
-        return CLI_EXIT_USAGE;
-    }
-    if (c->dry_run && g_comm->rank == 0)
-        printf("dry run: the options and the output files are fine\n");
-    return 0;
 }
 
 static int run_tune(Cli *c)
@@ -373,11 +329,7 @@ static int run_tune(Cli *c)
     dataset_init(&run.train);
     dataset_init(&run.valid);
     int rc = load_positions(c, &run);
-    if (rc == 0)
-        rc = start_training(c, &run);
-    if (rc == 0)
-        rc = run_epochs(c, &run);
-    if (rc == 0)
+    if (rc == 0 && (rc = start_training(c, &run)) == 0 && (rc = run_epochs(c, &run)) == 0)
         rc = write_results(c, &run);
     train_free(&run.s);
     free(run.perm);
@@ -386,37 +338,23 @@ static int run_tune(Cli *c)
     return rc;
 }
 
+/* What chuhe-tune does once its options are read. */
+static int run(Comm *comm, Cli *c)
+{
+    g_comm = comm;
+    if (c->dry_run)
+        return c->match || c->bench ? 0 : session_check_outputs(comm, c, PROG);
+    if (c->match)
+        return comm->rank == 0 ? match_report(c->match, c->player, &c->sprt, c->baseline,
+                                              c->baseline_player, stdout, stderr)
+                               : 0;
+    if (c->bench)
+        return run_bench(c);
+    int rc = session_check_outputs(comm, c, PROG);
+    return rc ? rc : run_tune(c);
+}
+
 int main(int argc, char **argv)
 {
-    Comm comm;
-    if (!comm_mpi_init(&comm, &argc, &argv)) {
-        fprintf(stderr, "chuhe-tune: MPI_Init failed\n");
-        return 1;
-    }
-    g_comm = &comm;
-    position_init();
-    Cli *c = malloc(sizeof *c);
-    CliError err;
-    CliStatus st = c ? cli_parse(c, argc, argv, comm.rank == 0, &err) : CLI_ERROR;
-    int rc = 0;
-    if (!c) {
-        rc = fail_all("out of memory");
-    } else if (st == CLI_ERROR) {
-        fail_all("%s", err.msg);
-        rc = CLI_EXIT_USAGE;
-    } else if (st == CLI_RUN) {
-        if (c->dry_run)
-            rc = c->match || c->bench ? 0 : check_outputs(c);
-        else if (c->match)
-            rc = comm.rank == 0 ? match_report(c->match, c->player, &c->sprt, c->baseline,
-                                               c->baseline_player, stdout, stderr)
-                                : 0;
-        else if (c->bench)
-            rc = run_bench(c);
-        else if ((rc = check_outputs(c)) == 0)
-            rc = run_tune(c);
-    }
-    free(c);
-    comm_mpi_finalize();
-    return rc;
+    return comm_mpi_main(argc, argv, CLI_TUNE, PROG, run);
 }

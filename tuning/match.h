@@ -2,8 +2,8 @@
  * The result of a finished match run, for closing the tuning loop: one player's games
  * against the others are counted from the run file (pairs when both of their games are
  * stored, single games otherwise), and the estimates, the SPRT and their text come from
- * the coordinator's statistics module (coordinator/stats.h), so the numbers are those
- * of the coordinator's own reports.
+ * the statistics module the coordinator shares (contracts/stats.h), so the numbers are
+ * those of the coordinator's own reports.
  */
 #ifndef CHUHE_MATCH_H
 #define CHUHE_MATCH_H

@@ -20,11 +20,14 @@
 #include "position.h"
 #include "report.h"
 #include "rng.h"
+#include "session.h"
+
+#define PROG "chuhe-train"
 
 static Comm *g_comm;
 
 /* Rank 0 reports; every rank leaves. For errors all ranks agree on. */
-#define fail_all(...) comm_fail(g_comm, "chuhe-train", __VA_ARGS__)
+#define fail_all(...) comm_fail(g_comm, PROG, __VA_ARGS__)
 
 /* What a training run holds; freed by run_train whatever happens. */
 typedef struct {
@@ -44,6 +47,13 @@ static void run_free(Run *run)
     free(run->sink.sample);
     netdata_free(&run->train);
     netdata_free(&run->valid);
+}
+
+/* Writes a checkpoint of state (a SessionSave). */
+static bool save(const char *path, const void *state, const char *config, uint64_t data_hash,
+                 char *err, size_t size)
+{
+    return nettrain_save(path, state, config, data_hash, err, size);
 }
 
 /* Every setting a resumed run must share with the run it resumes. */
@@ -150,9 +160,7 @@ static int start_training(Cli *c, Run *run)
         if (!comm_all_ok(g_comm, run->t != NULL))
             return fail_all("out of memory");
     }
-    uint64_t n = run->train.n;
-    run->perm = malloc((n ? n : 1) * sizeof *run->perm);
-    if (!comm_all_ok(g_comm, run->perm && n < UINT32_MAX))
+    if (!session_alloc_order(g_comm, run->train.n, &run->perm))
         return fail_all("out of memory for the mini-batch order");
     return 0;
 }
@@ -166,46 +174,27 @@ static int run_epochs(Cli *c, Run *run)
                ", lr %g (x %g every %d epochs), lambda %g\n",
                NNUE_INPUTS, c->net.hidden, c->net.buckets, c->net.buckets == 1 ? "" : "s",
                t->shape.nw, c->net.batch, c->net.lr, c->net.lr_drop, c->net.lr_step, c->net.lambda);
-        report_table_header(stdout);
-        for (int i = 0; i < t->nhist; i++)
-            report_table_row(stdout, &t->hist[i]);
-        fflush(stdout);
+        session_print_history(t->hist, t->nhist);
     }
     double t0 = meter_wall();
     int first = t->epoch;
     while (t->epoch < c->net.epochs) {
         if (!nettrain_epoch(g_comm, &c->net, t, &run->train, &run->valid, run->perm))
             return fail_all("training failed (out of memory or MPI)");
-        bool now = c->ckpt_every && (t->epoch % c->ckpt_every == 0 || t->epoch == c->net.epochs);
-        bool saved = true;
-        char err[1400] = "";
-        if (root && now)
-            saved = nettrain_save(c->ckpt, t, run->config, run->data_hash, err, sizeof err);
-        if (!comm_agree(g_comm, saved, err, sizeof err))
-            return fail_all("checkpoint: %s", err);
-        if (!root)
-            continue;
-        const EpochRow *row = &t->hist[t->nhist - 1];
-        report_table_row(stdout, row);
-        fflush(stdout);
-        if (!report_tsv(c->log, t->hist, t->nhist, err, sizeof err))
-            fprintf(stderr, "chuhe-train: warning: %s\n", err);
-        if (!c->quiet) {
-            char eta[32];
-            double per = (meter_wall() - t0) / (t->epoch - first);
-            meter_eta(per * (c->net.epochs - t->epoch), eta, sizeof eta);
-            fprintf(stderr,
-                    "chuhe-train: epoch %d/%d done  after %d: train %.8f  valid %.8f  best %.8f "
-                    "(after %d)  %.2f s/epoch  ETA %s\n",
-                    t->epoch, c->net.epochs, row->epoch, row->train_loss, row->valid_loss,
-                    t->best_loss, t->best_epoch, per, eta);
-        }
+        SessionEpoch e = {.hist = t->hist,
+                          .nhist = t->nhist,
+                          .epoch = t->epoch,
+                          .best_loss = t->best_loss,
+                          .best_epoch = t->best_epoch,
+                          .epochs = c->net.epochs};
+        e.per_epoch = (meter_wall() - t0) / (t->epoch - first);
+        e.checkpoint =
+            c->ckpt_every && (t->epoch % c->ckpt_every == 0 || t->epoch == c->net.epochs);
+        if (!session_epoch_done(g_comm, c, PROG, &e, save, t, run->config, run->data_hash))
+            return 1;
     }
-    if (!nettrain_finish(g_comm, &c->net, t, &run->train, &run->valid))
-        return fail_all("training failed (out of memory or MPI)");
-    if (root)
-        report_table_row(stdout, &t->hist[t->nhist - 1]);
-    return 0;
+    bool ok = nettrain_finish(g_comm, &c->net, t, &run->train, &run->valid);
+    return session_epochs_end(g_comm, PROG, ok, t->hist, t->nhist);
 }
 
 /* Rank 0 quantises the best weights, compares the engine's evaluation with the float
@@ -268,15 +257,7 @@ static int write_results(const Cli *c, Run *run)
         printf("\n");
         fflush(stdout);
         ok = export_net(c, run);
-        char err[1400];
-        if (!report_tsv(c->log, t->hist, t->nhist, err, sizeof err))
-            fprintf(stderr, "chuhe-train: warning: %s\n", err);
-        else
-            printf("epoch table: %s\n", c->log);
-        if (report_plot(c->log, c->plot, "chuhe-train: loss by epoch", err, sizeof err))
-            printf("plot: %s\n", c->plot);
-        else
-            fprintf(stderr, "chuhe-train: warning: %s\n", err);
+        session_write_history(c, PROG, t->hist, t->nhist);
     }
     return comm_all_ok(g_comm, ok) ? 0 : 1;
 }
@@ -286,11 +267,7 @@ static int run_train(Cli *c)
     Run run;
     memset(&run, 0, sizeof run);
     int rc = load_positions(c, &run, g_comm->rank == 0 ? c->export_positions : 0);
-    if (rc == 0)
-        rc = start_training(c, &run);
-    if (rc == 0)
-        rc = run_epochs(c, &run);
-    if (rc == 0)
+    if (rc == 0 && (rc = start_training(c, &run)) == 0 && (rc = run_epochs(c, &run)) == 0)
         rc = write_results(c, &run);
     run_free(&run);
     return rc;
@@ -390,47 +367,18 @@ static int run_bench(Cli *c)
     return rc;
 }
 
-/* Rank 0 writes every output, so rank 0 checks them; every rank returns its verdict. */
-static int check_outputs(const Cli *c)
+/* What chuhe-train does once its options are read. */
+static int run(Comm *comm, Cli *c)
 {
-    CliError err = {""};
-    bool ok = g_comm->rank != 0 || cli_check_outputs(c, &err);
-    if (!comm_agree(g_comm, ok, err.msg, sizeof err.msg)) {
-        fail_all("%s", err.msg);
-        return CLI_EXIT_USAGE;
-    }
-    if (c->dry_run && g_comm->rank == 0)
-        printf("dry run: the options and the output files are fine\n");
-    return 0;
+    g_comm = comm;
+    netmodel_init();
+    if (c->bench)
+        return run_bench(c);
+    int rc = session_check_outputs(comm, c, PROG);
+    return rc || c->dry_run ? rc : run_train(c);
 }
 
 int main(int argc, char **argv)
 {
-    Comm comm;
-    if (!comm_mpi_init(&comm, &argc, &argv)) {
-        fprintf(stderr, "chuhe-train: MPI_Init failed\n");
-        return 1;
-    }
-    g_comm = &comm;
-    position_init();
-    netmodel_init();
-    Cli *c = malloc(sizeof *c);
-    CliError err;
-    CliStatus st =
-        c ? cli_parse_program(c, CLI_TRAIN, argc, argv, comm.rank == 0, &err) : CLI_ERROR;
-    int rc = 0;
-    if (!c) {
-        rc = fail_all("out of memory");
-    } else if (st == CLI_ERROR) {
-        fail_all("%s", err.msg);
-        rc = CLI_EXIT_USAGE;
-    } else if (st == CLI_RUN) {
-        if (c->bench)
-            rc = run_bench(c);
-        else if ((rc = check_outputs(c)) == 0 && !c->dry_run)
-            rc = run_train(c);
-    }
-    free(c);
-    comm_mpi_finalize();
-    return rc;
+    return comm_mpi_main(argc, argv, CLI_TRAIN, PROG, run);
 }

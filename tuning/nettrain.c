@@ -214,17 +214,16 @@ bool nettrain_save(const char *path, const NetTrain *t, const char *config, uint
     if (!ckptio_create(&o, path, err, errsize))
         return false;
     uint32_t hidden = (uint32_t)t->shape.hidden, buckets = (uint32_t)t->shape.buckets;
-    uint32_t scale = (uint32_t)t->shape.scale, clen = (uint32_t)strlen(config);
+    uint32_t scale = (uint32_t)t->shape.scale;
     uint64_t nw = t->shape.nw;
-    int32_t epoch = t->epoch, best_epoch = t->best_epoch, nhist = t->nhist;
+    int32_t epoch = t->epoch, best_epoch = t->best_epoch;
     ckptio_put(&o, CKPT_MAGIC, sizeof CKPT_MAGIC);
     ckptio_put(&o, &hidden, 4);
     ckptio_put(&o, &buckets, 4);
     ckptio_put(&o, &scale, 4);
     ckptio_put(&o, &nw, 8);
     ckptio_put(&o, &data_hash, 8);
-    ckptio_put(&o, &clen, 4);
-    ckptio_put(&o, config, clen);
+    ckptio_put_config(&o, config);
     ckptio_put(&o, &t->k, 8);
     ckptio_put(&o, &t->ntrain, 8);
     ckptio_put(&o, &t->nvalid, 8);
@@ -238,14 +237,7 @@ bool nettrain_save(const char *path, const NetTrain *t, const char *config, uint
     ckptio_put(&o, t->m, nw * sizeof *t->m);
     ckptio_put(&o, t->v, nw * sizeof *t->v);
     ckptio_put(&o, t->best_w, nw * sizeof *t->best_w);
-    ckptio_put(&o, &nhist, 4);
-    for (int i = 0; i < t->nhist; i++) {
-        int32_t e = t->hist[i].epoch;
-        ckptio_put(&o, &e, 4);
-        ckptio_put(&o, &t->hist[i].train_loss, 8);
-        ckptio_put(&o, &t->hist[i].valid_loss, 8);
-        ckptio_put(&o, &t->hist[i].seconds, 8);
-    }
+    train_history_put(&o, t->hist, t->nhist);
     return ckptio_commit(&o, path, err, errsize);
 }
 
@@ -260,19 +252,13 @@ static bool magic_ok(const char *path, const unsigned char *head, size_t len, ch
 
 bool nettrain_is_checkpoint(const char *path, char *err, size_t errsize)
 {
-    unsigned char head[sizeof CKPT_MAGIC + 8];
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return error_set(err, errsize, "%s: cannot open it", path);
-    size_t n = fread(head, 1, sizeof head, f);
-    fclose(f);
-    return magic_ok(path, head, n, err, errsize);
+    return ckptio_is_checkpoint(path, magic_ok, sizeof CKPT_MAGIC + 8, err, errsize);
 }
 
 /* The part of nettrain_load after the configuration: the state into t. */
 static bool load_state(CkptIn *in, NetTrain *t, size_t len)
 {
-    int32_t epoch = 0, best_epoch = 0, nhist = 0;
+    int32_t epoch = 0, best_epoch = 0;
     size_t nw = t->shape.nw;
     ckptio_get(in, &t->k, 8);
     ckptio_get(in, &t->ntrain, 8);
@@ -287,20 +273,8 @@ static bool load_state(CkptIn *in, NetTrain *t, size_t len)
     ckptio_get(in, t->m, nw * sizeof *t->m);
     ckptio_get(in, t->v, nw * sizeof *t->v);
     ckptio_get(in, t->best_w, nw * sizeof *t->best_w);
-    ckptio_get(in, &nhist, 4);
-    if (!in->ok || nhist < 0 || (size_t)nhist > len / 28)
+    if (!train_history_get(in, len, &t->hist, &t->nhist, &t->hist_cap))
         return false;
-    for (int i = 0; i < nhist; i++) {
-        EpochRow r;
-        int32_t e = 0;
-        ckptio_get(in, &e, 4);
-        r.epoch = e;
-        ckptio_get(in, &r.train_loss, 8);
-        ckptio_get(in, &r.valid_loss, 8);
-        ckptio_get(in, &r.seconds, 8);
-        if (!in->ok || !train_history_push(&t->hist, &t->nhist, &t->hist_cap, &r))
-            return false;
-    }
     t->epoch = epoch;
     t->best_epoch = best_epoch;
     return in->ok && in->at == len - 8;
@@ -310,50 +284,22 @@ NetTrain *nettrain_load(const char *path, const char *config, uint64_t data_hash
                         size_t errsize)
 {
     size_t len = 0;
-    unsigned char *buf = ckptio_slurp(path, &len, err, errsize);
+    unsigned char *buf = ckptio_load(path, magic_ok, &len, err, errsize);
     if (!buf)
         return NULL;
     NetTrain *t = NULL;
-    char *cfg = NULL;
     CkptIn in = {buf, len, 0, true};
     char magic[16];
-    uint32_t hidden = 0, buckets = 0, scale = 0, clen = 0;
+    uint32_t hidden = 0, buckets = 0, scale = 0;
     uint64_t nw = 0, dh = 0;
-    if (!magic_ok(path, buf, len, err, errsize))
-        goto out;
-    if (!ckptio_hash_ok(buf, len)) {
-        error_set(err, errsize, "%s: checkpoint is damaged (checksum mismatch)", path);
-        goto out;
-    }
     ckptio_get(&in, magic, sizeof magic);
     ckptio_get(&in, &hidden, 4);
     ckptio_get(&in, &buckets, 4);
     ckptio_get(&in, &scale, 4);
     ckptio_get(&in, &nw, 8);
     ckptio_get(&in, &dh, 8);
-    ckptio_get(&in, &clen, 4);
-    if (!in.ok || clen > len) {
-        error_set(err, errsize, "%s: checkpoint is truncated", path);
+    if (!ckptio_get_config(&in, path, config, dh, data_hash, err, errsize))
         goto out;
-    }
-    cfg = calloc(clen + 1, 1);
-    if (!cfg) {
-        error_set(err, errsize, "out of memory");
-        goto out;
-    }
-    ckptio_get(&in, cfg, clen);
-    if (strcmp(cfg, config) != 0) {
-        error_set(err, errsize,
-                  "%s: checkpoint made with other settings:\n  checkpoint: %s\n  now:        %s",
-                  path, cfg, config);
-        goto out;
-    }
-    if (dh != data_hash) {
-        error_set(err, errsize,
-                  "%s: checkpoint made on other positions (the files or the selection differ)",
-                  path);
-        goto out;
-    }
     NetTrainOptions o;
     nettrain_options_default(&o);
     o.hidden = (int)hidden;
@@ -372,6 +318,5 @@ NetTrain *nettrain_load(const char *path, const char *config, uint64_t data_hash
     }
 out:
     free(buf);
-    free(cfg);
     return t;
 }

@@ -5,9 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "contracts/plot.h"
 #include "error.h"
 #include "textesc.h"
 #include "weights.h"
@@ -44,53 +43,33 @@ bool report_tsv(const char *path, const EpochRow *rows, int n, char *err, size_t
     return true;
 }
 
-bool report_have_gnuplot(void)
-{
-    const char *path = getenv("PATH");
-    if (!path)
-        return false;
-    char dir[4096];
-    for (const char *p = path; *p;) {
-        const char *end = strchr(p, ':');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len && len + sizeof "/gnuplot" < sizeof dir) {
-            memcpy(dir, p, len);
-            memcpy(dir + len, "/gnuplot", sizeof "/gnuplot");
-            if (access(dir, X_OK) == 0)
-                return true;
-        }
-        p += len + (end ? 1 : 0);
-    }
-    return false;
-}
+typedef struct {
+    const char *tsv, *title;
+} LossPlot;
 
-bool report_plot(const char *tsv, const char *png, const char *title, char *err, size_t errsize)
+/* The loss curves of the epoch table (a PlotScript). */
+static void loss_script(FILE *g, const void *ctx)
 {
-    if (!report_have_gnuplot())
-        return error_set(err, errsize,
-                         "gnuplot is not installed (scripts/install-deps installs "
-                         "gnuplot-nox): no plot");
-    if (!textesc_plain(png) || !textesc_plain(tsv))
-        return error_set(err, errsize, "a path with a control character is not given to gnuplot");
-    FILE *g = popen("gnuplot >/dev/null 2>&1", "w");
-    if (!g)
-        return error_set(err, errsize, "cannot start gnuplot: %s", strerror(errno));
-    fprintf(g, "set terminal png size 900,560\nset output ");
-    textesc_gnuplot(g, png);
-    fprintf(g, "\nset title ");
-    textesc_gnuplot(g, title);
+    const LossPlot *l = ctx;
+    fprintf(g, "set title ");
+    textesc_gnuplot(g, l->title);
     fprintf(g, " noenhanced\nset xlabel 'epoch (0: the starting weights)'\nset ylabel 'mean "
                "squared error'\n"
                "set key top right\nset grid\nset datafile separator '\\t'\n"
                "set datafile missing 'nan'\nplot ");
-    textesc_gnuplot(g, tsv);
+    textesc_gnuplot(g, l->tsv);
     fprintf(g, " using 1:2 skip 1 with lines lw 2 title 'train', ");
-    textesc_gnuplot(g, tsv);
+    textesc_gnuplot(g, l->tsv);
     fprintf(g, " using 1:3 skip 1 with lines lw 2 title 'validation'\n");
-    int st = pclose(g);
-    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return error_set(err, errsize, "gnuplot failed to draw %s", png);
-    return true;
+}
+
+bool report_plot(const char *tsv, const char *png, const char *title, char *err, size_t errsize)
+{
+    if (!textesc_plain(tsv))
+        return error_set(err, errsize, "a path with a control character is not given to gnuplot");
+    LossPlot l = {tsv, title};
+    PlotPicture pic = {.png = png, .width = 900, .height = 560};
+    return plot_draw(&pic, loss_script, &l, err, errsize);
 }
 
 typedef struct {

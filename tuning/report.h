@@ -21,10 +21,8 @@ void report_table_row(FILE *f, const EpochRow *row);
 /* Writes the whole history as TSV (header line, one row per epoch, from 0: the start). */
 bool report_tsv(const char *path, const EpochRow *rows, int n, char *err, size_t errsize);
 
-/* Whether gnuplot is on PATH. */
-bool report_have_gnuplot(void);
-
-/* Draws both loss curves of the TSV file into a PNG; false with the reason in err. */
+/* Draws both loss curves of the TSV file into a PNG (contracts/plot.h); false with the
+ * reason in err. */
 bool report_plot(const char *tsv, const char *png, const char *title, char *err, size_t errsize);
 
 /* What the loader read, dropped and kept (the lines "read", "dropped", "kept" and, with

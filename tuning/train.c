@@ -124,6 +124,39 @@ bool train_history_push(EpochRow **hist, int *nhist, size_t *cap, const EpochRow
     return true;
 }
 
+void train_history_put(CkptOut *o, const EpochRow *hist, int nhist)
+{
+    int32_t n = nhist;
+    ckptio_put(o, &n, 4);
+    for (int i = 0; i < nhist; i++) {
+        int32_t e = hist[i].epoch;
+        ckptio_put(o, &e, 4);
+        ckptio_put(o, &hist[i].train_loss, 8);
+        ckptio_put(o, &hist[i].valid_loss, 8);
+        ckptio_put(o, &hist[i].seconds, 8);
+    }
+}
+
+bool train_history_get(CkptIn *in, size_t len, EpochRow **hist, int *nhist, size_t *cap)
+{
+    int32_t n = 0;
+    ckptio_get(in, &n, 4);
+    if (!in->ok || n < 0 || (size_t)n > len / 28)
+        return false;
+    for (int i = 0; i < n; i++) {
+        EpochRow r;
+        int32_t e = 0;
+        ckptio_get(in, &e, 4);
+        r.epoch = e;
+        ckptio_get(in, &r.train_loss, 8);
+        ckptio_get(in, &r.valid_loss, 8);
+        ckptio_get(in, &r.seconds, 8);
+        if (!in->ok || !train_history_push(hist, nhist, cap, &r))
+            return false;
+    }
+    return true;
+}
+
 static bool history_push(TrainState *s, const EpochRow *row)
 {
     return train_history_push(&s->hist, &s->nhist, &s->hist_cap, row);
@@ -266,15 +299,14 @@ bool train_save(const char *path, const TrainState *s, const char *config, uint6
     if (!ckptio_create(&o, path, err, errsize))
         return false;
     uint64_t th = train_terms_hash();
-    uint32_t nw = MODEL_NW, clen = (uint32_t)strlen(config);
-    int32_t epoch = s->epoch, best_epoch = s->best_epoch, bad = s->bad_epochs, nhist = s->nhist;
+    uint32_t nw = MODEL_NW;
+    int32_t epoch = s->epoch, best_epoch = s->best_epoch, bad = s->bad_epochs;
     uint8_t stopped = s->stopped;
     ckptio_put(&o, CKPT_MAGIC, sizeof CKPT_MAGIC);
     ckptio_put(&o, &th, 8);
     ckptio_put(&o, &nw, 4);
     ckptio_put(&o, &data_hash, 8);
-    ckptio_put(&o, &clen, 4);
-    ckptio_put(&o, config, clen);
+    ckptio_put_config(&o, config);
     ckptio_put(&o, &s->K, 8);
     ckptio_put(&o, &s->ntrain, 8);
     ckptio_put(&o, &s->nvalid, 8);
@@ -291,14 +323,7 @@ bool train_save(const char *path, const TrainState *s, const char *config, uint6
     ckptio_put(&o, s->m, sizeof s->m);
     ckptio_put(&o, s->v, sizeof s->v);
     ckptio_put(&o, s->best_w, sizeof s->best_w);
-    ckptio_put(&o, &nhist, 4);
-    for (int i = 0; i < s->nhist; i++) {
-        int32_t e = s->hist[i].epoch;
-        ckptio_put(&o, &e, 4);
-        ckptio_put(&o, &s->hist[i].train_loss, 8);
-        ckptio_put(&o, &s->hist[i].valid_loss, 8);
-        ckptio_put(&o, &s->hist[i].seconds, 8);
-    }
+    train_history_put(&o, s->hist, s->nhist);
     return ckptio_commit(&o, path, err, errsize);
 }
 
@@ -318,74 +343,39 @@ static bool magic_ok(const char *path, const unsigned char *head, size_t len, ch
 
 bool train_is_checkpoint(const char *path, char *err, size_t errsize)
 {
-    unsigned char head[sizeof CKPT_MAGIC + 8];
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return error_set(err, errsize, "%s: %s", path, strerror(errno));
-    size_t n = fread(head, 1, sizeof head, f);
-    fclose(f);
-    return magic_ok(path, head, n, err, errsize);
+    return ckptio_is_checkpoint(path, magic_ok, sizeof CKPT_MAGIC + 8, err, errsize);
 }
 
 TrainState *train_load(const char *path, const char *config, uint64_t data_hash, char *err,
                        size_t errsize)
 {
     size_t len = 0;
-    unsigned char *buf = ckptio_slurp(path, &len, err, errsize);
+    unsigned char *buf = ckptio_load(path, magic_ok, &len, err, errsize);
     if (!buf)
         return NULL;
     TrainState *s = calloc(1, sizeof *s);
-    char *cfg = NULL;
     CkptIn in = {buf, len, 0, true};
     char magic[16];
     uint64_t th = 0, dh = 0;
-    uint32_t nw = 0, clen = 0;
-    int32_t epoch = 0, best_epoch = 0, bad = 0, nhist = 0;
+    uint32_t nw = 0;
+    int32_t epoch = 0, best_epoch = 0, bad = 0;
     uint8_t stopped = 0;
     bool ok = false;
     if (!s) {
         error_set(err, errsize, "out of memory");
         goto out;
     }
-    if (!magic_ok(path, buf, len, err, errsize))
-        goto out;
-    if (!ckptio_hash_ok(buf, len)) {
-        error_set(err, errsize, "%s: checkpoint is damaged (checksum mismatch)", path);
-        goto out;
-    }
     ckptio_get(&in, magic, sizeof magic);
     ckptio_get(&in, &th, 8);
     ckptio_get(&in, &nw, 4);
     ckptio_get(&in, &dh, 8);
-    ckptio_get(&in, &clen, 4);
     if (th != train_terms_hash() || nw != MODEL_NW) {
         error_set(err, errsize, "%s: checkpoint of another term list (eval_terms.h changed since)",
                   path);
         goto out;
     }
-    if (!in.ok || clen > len) {
-        error_set(err, errsize, "%s: checkpoint is truncated", path);
+    if (!ckptio_get_config(&in, path, config, dh, data_hash, err, errsize))
         goto out;
-    }
-    cfg = calloc(clen + 1, 1);
-    if (!cfg) {
-        error_set(err, errsize, "out of memory");
-        goto out;
-    }
-    ckptio_get(&in, cfg, clen);
-    if (strcmp(cfg, config) != 0) {
-        error_set(err, errsize,
-                  "%s: checkpoint made with other settings:\n  checkpoint: %s\n  now:        %s",
-                  path, cfg, config);
-        goto out;
-    }
-    if (dh != data_hash) {
-        error_set(err, errsize,
-                  "%s: checkpoint made on other positions (the files or the "
-                  "selection differ)",
-                  path);
-        goto out;
-    }
     ckptio_get(&in, &s->K, 8);
     ckptio_get(&in, &s->ntrain, 8);
     ckptio_get(&in, &s->nvalid, 8);
@@ -402,23 +392,9 @@ TrainState *train_load(const char *path, const char *config, uint64_t data_hash,
     ckptio_get(&in, s->m, sizeof s->m);
     ckptio_get(&in, s->v, sizeof s->v);
     ckptio_get(&in, s->best_w, sizeof s->best_w);
-    ckptio_get(&in, &nhist, 4);
-    if (!in.ok || nhist < 0 || (size_t)nhist > len / 28) {
+    if (!train_history_get(&in, len, &s->hist, &s->nhist, &s->hist_cap)) {
         error_set(err, errsize, "%s: checkpoint is truncated", path);
         goto out;
-    }
-    for (int i = 0; i < nhist; i++) {
-        EpochRow r;
-        int32_t e = 0;
-        ckptio_get(&in, &e, 4);
-        r.epoch = e;
-        ckptio_get(&in, &r.train_loss, 8);
-        ckptio_get(&in, &r.valid_loss, 8);
-        ckptio_get(&in, &r.seconds, 8);
-        if (!in.ok || !history_push(s, &r)) {
-            error_set(err, errsize, "%s: checkpoint is truncated", path);
-            goto out;
-        }
     }
     if (!in.ok || in.at != len - 8) {
         error_set(err, errsize, "%s: checkpoint has %zu unexpected bytes", path, len - 8 - in.at);
@@ -431,7 +407,6 @@ TrainState *train_load(const char *path, const char *config, uint64_t data_hash,
     ok = true;
 out:
     free(buf);
-    free(cfg);
     if (!ok)
         train_free(&s);
     return s;

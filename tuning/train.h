@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ckptio.h"
 #include "comm.h"
 #include "dataset.h"
 #include "model.h"
@@ -114,6 +115,12 @@ void train_group_batches(const uint32_t *uid, uint64_t n, uint64_t nb, uint64_t 
 
 /* Appends row to a growing history (array.h); false when out of memory. */
 bool train_history_push(EpochRow **hist, int *nhist, size_t *cap, const EpochRow *row);
+
+/* The history in a checkpoint (both trainers'): i32 count, then a row each: epoch i32,
+ * train_loss, valid_loss, seconds f64. Reading appends to *hist; false when the
+ * checkpoint (len bytes) is truncated or memory runs out. */
+void train_history_put(CkptOut *o, const EpochRow *hist, int nhist);
+bool train_history_get(CkptIn *in, size_t len, EpochRow **hist, int *nhist, size_t *cap);
 
 /* The fingerprint of eval_terms.h: names and sizes of every term, in order. */
 uint64_t train_terms_hash(void);

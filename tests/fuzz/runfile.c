@@ -33,6 +33,7 @@
 
 #include "contracts/runfile.h"
 #include "movegen.h"
+#include "tests/support/runcheck.h"
 
 enum { TABLE_NB = 3, ROOT_ATTR_NB = 5, ROW_LIMIT = 1 << 20 };
 
@@ -587,61 +588,18 @@ static void apply_edits(const uint8_t *data, size_t size)
 
 static void expect_message(const RunError *err, const char *what)
 {
-    if (!memchr(err->msg, '\0', sizeof err->msg) || strncmp(err->msg, g_work, strlen(g_work)))
-        die(what, "the error message does not name the file");
+    if (!runcheck_message(err, g_work))
+        die(what, "the error message is not one line naming the file");
 }
 
 /* Reads everything of an accepted file; returns whether it verifies. */
 static bool read_all(RunFile *rf)
 {
-    RunError err = {{0}};
-    uint64_t games = runfile_game_count(rf), positions = runfile_position_count(rf), sum = 0;
-    uint16_t players = runfile_player_count(rf);
-    if (strlen(runfile_config(rf)) > RUNFILE_CONFIG_MAX)
-        die("run_config longer than its limit", NULL);
-    (void)strlen(runfile_engine_version(rf));
-    (void)strlen(runfile_created(rf));
-    (void)strlen(runfile_recovery_note(rf));
-    for (uint16_t p = 0; p < players; p++) {
-        const RunPlayer *pl = runfile_player(rf, p);
-        if (!pl || pl->player_id != p)
-            die("player ids are not row numbers", NULL);
-        (void)(strlen(pl->name) + strlen(pl->kind) + strlen(pl->weights));
-    }
-    if (runfile_player(rf, players))
-        die("a player past the count", NULL);
-    for (uint64_t id = 0; id < games; id++) {
-        const RunGame *g = runfile_game(rf, id);
-        uint64_t found = UINT64_MAX;
-        if (!g || g->game_id != id || g->red >= players || g->black >= players ||
-            !runfile_find_game(rf, g->pair_id, g->game_in_pair, &found) || found != id)
-            die("a loaded game is not indexed as stored", NULL);
-        sum += g->plies;
-        if (runfile_read_game(rf, id, &g_read, &err)) {
-            PosError perr;
-            if (g_read.nplies != g->plies || g_read.game_id != id)
-                die("a game reads back with other plies", NULL);
-            (void)record_validate(&g_read, &perr);
-        } else {
-            expect_message(&err, "read_game refused");
-        }
-    }
-    if (runfile_game(rf, games))
-        die("a game past the count", NULL);
-    if (sum != positions)
-        die("the games' plies do not add up to the positions", NULL);
-    RunPosition *rows = malloc((size_t)(positions + 1) * sizeof *rows);
-    if (!rows)
-        die("out of memory", NULL);
-    if (!runfile_read_positions(rf, 0, positions, rows, &err))
-        expect_message(&err, "read_positions refused");
-    if (runfile_read_positions(rf, 0, positions + 1, rows, &err))
-        die("read_positions read past the stored positions", NULL);
-    free(rows);
-    bool ok = runfile_verify(rf, &err);
-    if (!ok)
-        expect_message(&err, "verify refused");
-    return ok;
+    bool verified;
+    const char *bad = runcheck_read_all(rf, g_work, &g_read, &verified);
+    if (bad)
+        die(bad, NULL);
+    return verified;
 }
 
 /* Appends one more game to a file the reader verified; it must then verify with it. */

@@ -27,6 +27,7 @@
 #include <hdf5.h>
 
 #include "contracts/runfile.h"
+#include "tests/support/runcheck.h"
 
 static char g_dir[256], g_work[300];
 static GameRecord g_read;
@@ -81,36 +82,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 /* A refusal is one line that names the file. */
 static void expect_message(const RunError *err, const char *what)
 {
-    if (!memchr(err->msg, '\0', sizeof err->msg) || strncmp(err->msg, g_work, strlen(g_work)) ||
-        strchr(err->msg, '\n'))
+    if (!runcheck_message(err, g_work))
         die(what, "the error message is not one line naming the file");
 }
 
 /* Reads every game and position of an accepted file and verifies it. */
 static void read_all(RunFile *rf)
 {
-    RunError err = {{0}};
-    uint64_t games = runfile_game_count(rf), positions = runfile_position_count(rf), sum = 0;
-    for (uint64_t id = 0; id < games; id++) {
-        const RunGame *g = runfile_game(rf, id);
-        if (!g || g->game_id != id)
-            die("a loaded game is not stored under its id", NULL);
-        sum += g->plies;
-        if (!runfile_read_game(rf, id, &g_read, &err))
-            expect_message(&err, "read_game refused");
-        else if (g_read.nplies != g->plies)
-            die("a game reads back with other plies", NULL);
-    }
-    if (sum != positions)
-        die("the games' plies do not add up to the positions", NULL);
-    RunPosition *rows = malloc((size_t)(positions + 1) * sizeof *rows);
-    if (!rows)
-        die("out of memory", NULL);
-    if (!runfile_read_positions(rf, 0, positions, rows, &err))
-        expect_message(&err, "read_positions refused");
-    free(rows);
-    if (!runfile_verify(rf, &err))
-        expect_message(&err, "verify refused");
+    bool verified;
+    const char *bad = runcheck_read_all(rf, g_work, &g_read, &verified);
+    if (bad)
+        die(bad, NULL);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

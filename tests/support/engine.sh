@@ -10,6 +10,16 @@
 #   engine_expect RE MS       reads its lines into $got until one matches the extended
 #                             regex RE; false after MS milliseconds
 #   engine_stop               sends quit and waits 5 s for the coprocess to end, then kills it
+#   engine_check NAME COMMANDS RE
+#                             a check NAME: what COMMANDS (engine_run) make the engine
+#                             write has a line matching the basic regex RE
+#   engine_errors TEXT        how many lines of TEXT (what the engine wrote) are its error
+#                             lines, "info string error: ..."
+#   engine_refuses N TEXT MSG...
+#                             whether TEXT has N error lines and every MSG (a fixed
+#                             string) in them
+#   engine_carried_on N TEXT  whether TEXT has N error lines and then readyok: each bad
+#                             command refused in one line, the engine still answering
 #   now_ms                    the clock in milliseconds
 
 engine_run() { printf '%b' "$1" | timeout 60 "$engine" 2>&1; }
@@ -52,4 +62,28 @@ engine_stop() {
     timeout 5 tail --pid="$engine_pid" -f /dev/null 2>/dev/null || kill "$engine_pid" 2>/dev/null
     wait "$engine_pid" 2>/dev/null
     exec {engine_out}<&- {engine_in}>&-
+}
+
+engine_check() {
+    local out
+    out=$(engine_run "$2")
+    grep -q -- "$3" <<<"$out"
+    check "$1" $? "$out"
+}
+
+engine_errors() {
+    grep -c '^info string error: ' <<<"$1"
+}
+
+engine_refuses() {
+    local n=$1 text=$2 m
+    shift 2
+    [ "$(engine_errors "$text")" = "$n" ] || return 1
+    for m in "$@"; do
+        grep '^info string error: ' <<<"$text" | grep -qF -- "$m" || return 1
+    done
+}
+
+engine_carried_on() {
+    [ "$(engine_errors "$2")" = "$1" ] && grep -q '^readyok' <<<"$2"
 }

@@ -97,6 +97,5 @@ bool epd_load(const char *path, EpdSuite *suite, char *err, size_t errsize)
 void epd_free(EpdSuite *suite)
 {
     free(suite->entries);
-    suite->entries = NULL;
-    suite->count = 0;
+    *suite = (EpdSuite){NULL, 0};
 }

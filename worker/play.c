@@ -7,7 +7,7 @@
 
 #include "diag.h"
 #include "error.h"
-#include "tuning/rng.h"
+#include "rng.h"
 
 void play_engines_init(PlayEngines *pe)
 {

@@ -160,6 +160,9 @@ $(TUNE_LIB): $(TUNE_LIB_OBJS)
 $(BINDIR)/chuhe-tune $(BINDIR)/chuhe-train: $(TUNE_TRACE_OBJ) $(CONTRACTS_LIB)
 $(BINDIR)/chuhe-tune $(BINDIR)/chuhe-train: private LOCAL_LIBS = $(CONTRACTS_LIB)
 
+$(BINDIR)/chuhe-engine: private LOCAL_LIBS = $(CONTRACTS_LIB)
+$(BINDIR)/chuhe-engine: $(CONTRACTS_LIB)
+
 $(BINDIR)/chuhe-worker: private LOCAL_LIBS = $(CONTRACTS_LIB)
 $(BINDIR)/chuhe-worker: $(CONTRACTS_LIB)
 
@@ -291,7 +294,8 @@ FUZZ_CPPFLAGS = -I. -Iengine -I$(GENDIR) -DCHUHE_VERSION=\"fuzz\" $(call pkg_cfl
 FUZZ_LIB_SRCS := $(ENGINE_SRCS) uci/uci.c contracts/protocol.c contracts/runcols.c \
                  contracts/runfence.c contracts/runfile.c contracts/runhandle.c \
                  contracts/runfile_spsa.c contracts/runload.c contracts/runread.c \
-                 contracts/runlock.c contracts/runfile_inputs.c contracts/runheader.c
+                 contracts/runlock.c contracts/runfile_inputs.c contracts/runheader.c \
+                 contracts/outpath.c
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_LIB := $(FUZZ_DIR)/libchuhe-fuzz.a
 FUZZ_OBJS := $(FUZZ_NAMES:%=$(FUZZ_DIR)/obj/tests/fuzz/%.o)

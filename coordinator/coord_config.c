@@ -16,7 +16,7 @@
 #include "engine.h"
 #include "error.h"
 #include "numparse.h"
-#include "outpath.h"
+#include "contracts/outpath.h"
 #include "rng.h"
 #include "coord_spsa.h"
 #include "coord_tournament.h"

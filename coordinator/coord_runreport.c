@@ -12,7 +12,7 @@
 #include "coord_config.h"
 #include "coord_log.h"
 #include "error.h"
-#include "outpath.h"
+#include "contracts/outpath.h"
 #include "position.h"
 #include "rules.h"
 #include "textesc.h"

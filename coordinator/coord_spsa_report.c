@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 
 #include "error.h"
-#include "outpath.h"
+#include "contracts/outpath.h"
 #include "textesc.h"
 
 enum { PROGRESS_PARAMS = 3 };

@@ -7,7 +7,7 @@
 
 #include "error.h"
 #include "timeman.h"
-#include "worker/extproc.h"
+#include "extengine/extproc.h"
 
 enum { PROBE_MS = 10000 };
 
@@ -112,7 +112,7 @@ bool coord_spsa_probe_options(const CoordConfig *cfg, int e, SpsaOptions *out, C
 }
 
 bool coord_spsa_probe_check(SpsaFile *f, const char *path, const SpsaOptions *o, const char *engine,
-                      CoordError *err)
+                            CoordError *err)
 {
     for (int i = 0; i < f->n; i++) {
         RunSpsaParam *p = &f->param[i];
@@ -138,7 +138,8 @@ bool coord_spsa_probe_check(SpsaFile *f, const char *path, const SpsaOptions *o,
 bool coord_spsa_probe_file(const CoordConfig *cfg, SpsaFile *f, CoordError *err)
 {
     SpsaSettings set;
-    if (!coord_spsa_settings_parse(cfg->spsa, &set, err) || !coord_spsa_file_read(set.params, f, err))
+    if (!coord_spsa_settings_parse(cfg->spsa, &set, err) ||
+        !coord_spsa_file_read(set.params, f, err))
         return false;
     if (!cfg->cmd[0][0])
         return coord_spsa_file_check_builtin(f, set.params, err);
@@ -149,7 +150,8 @@ bool coord_spsa_probe_file(const CoordConfig *cfg, SpsaFile *f, CoordError *err)
     char name[PROTO_COMMAND_MAX + 1];
     snprintf(name, sizeof name, "%s", cfg->cmd[0]);
     name[strcspn(name, " \t")] = '\0';
-    bool ok = coord_spsa_probe_options(cfg, 0, o, err) && coord_spsa_probe_check(f, set.params, o, name, err);
+    bool ok = coord_spsa_probe_options(cfg, 0, o, err) &&
+              coord_spsa_probe_check(f, set.params, o, name, err);
     free(o);
     return ok;
 }

@@ -28,7 +28,7 @@
 #include "timeman.h"
 #include "tests/support/scratch.h"
 #include "worker/diag.h"
-#include "worker/extpool.h"
+#include "extengine/extpool.h"
 #include "worker/play.h"
 
 /* The worker's log lines (worker/diag.c needs MPI): not wanted here. */

@@ -1,5 +1,5 @@
 /*
- * The external protocols' text (worker/exttrans.c): move strings both ways for uci
+ * The external protocols' text (extengine/exttrans.c): move strings both ways for uci
  * (ranks 0-9), uci1 (ranks 1-10), ucci and xboard, with round trips over every square
  * pair; FENs in XBoard's letters that chuhe reads back as the same position; UCI/UCCI
  * info lines and XBoard thinking output; XBoard feature lines, option names and
@@ -18,7 +18,7 @@
 #include "position.h"
 #include "record.h"
 #include "score.h"
-#include "worker/exttrans.h"
+#include "extengine/exttrans.h"
 
 static Position g_pos;
 

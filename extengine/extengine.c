@@ -50,6 +50,12 @@ void extengine_set_idle(ExtEngine *e, ExtIdleFn fn, void *ctx)
     extproc_set_idle(&e->proc, fn, ctx);
 }
 
+void extengine_set_note(ExtEngine *e, ExtNoteFn fn, void *ctx)
+{
+    e->note = fn;
+    e->note_ctx = ctx;
+}
+
 uint64_t extengine_starts(const ExtEngine *e)
 {
     return e->proc.starts;

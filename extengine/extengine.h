@@ -13,11 +13,11 @@
  * An engine that dies, hangs past its deadline or breaks the protocol is killed; the
  * next search or new game starts it again, so a run goes on. An XBoard engine's
  * "resign" loses it the game. XBoard has no exact node limit: a nodes limit is not
- * sent to an XBoard engine (the coordinator and play_prepare refuse one). A UCI or UCCI
+ * sent to an XBoard engine (the coordinator and the worker refuse one). A UCI or UCCI
  * engine with Ponder=true among its options ponders between its moves, as in cutechess.
  */
-#ifndef CHUHE_WORKER_EXTENGINE_H
-#define CHUHE_WORKER_EXTENGINE_H
+#ifndef CHUHE_EXTENGINE_H
+#define CHUHE_EXTENGINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -42,6 +42,10 @@ typedef struct {
 
 typedef struct ExtEngine ExtEngine;
 
+/* A line worth a log that the engine sent (an XBoard engine's result claim or error
+ * message), as text naming the engine: the library prints nothing itself. */
+typedef void (*ExtNoteFn)(void *ctx, const char *text);
+
 /* A stopped engine with cfg; NULL when out of memory. */
 ExtEngine *extengine_new(const ExtEngineConfig *cfg);
 /* Stops (quit, then kill) and frees; *e becomes NULL. */
@@ -52,6 +56,8 @@ bool extengine_start(ExtEngine *e, char *err, size_t size);
 bool extengine_same_config(const ExtEngine *e, const ExtEngineConfig *cfg);
 /* fn(ctx) is called at least every EXTPROC_IDLE_MS while e is waited for. */
 void extengine_set_idle(ExtEngine *e, ExtIdleFn fn, void *ctx);
+/* fn(ctx, text) is called with each line worth a log (fn NULL: none). */
+void extengine_set_note(ExtEngine *e, ExtNoteFn fn, void *ctx);
 
 /* GameSearchFn and the new-game hook of GamePlayer; ctx is the ExtEngine. */
 GameSearchStatus extengine_search(void *ctx, const char *start_fen, const char *const *moves,

@@ -1,5 +1,6 @@
 #include "extdialog.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +13,18 @@ void extdialog_stop(ExtEngine *e, bool polite)
     extproc_stop(&e->proc, polite, "quit");
     if (e->state)
         memset(e->state, 0, e->dialog->state_size);
+}
+
+void extdialog_note(ExtEngine *e, const char *fmt, ...)
+{
+    if (!e->note)
+        return;
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    e->note(e->note_ctx, text);
 }
 
 int extdialog_startup_ms(const ExtEngine *e)

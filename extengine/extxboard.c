@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "diag.h"
 #include "record.h"
 #include "timeman.h"
 
@@ -47,7 +46,7 @@ static XbBoard *xb_board_of(const ExtEngine *e)
     return &((XbState *)e->state)->board;
 }
 
-/* The boolean features the worker acts on, by name. */
+/* The boolean features the dialogue acts on, by name. */
 static bool *xb_flag(XbFeatures *f, const char *name)
 {
     const struct {
@@ -62,7 +61,7 @@ static bool *xb_flag(XbFeatures *f, const char *name)
     return NULL;
 }
 
-/* Notes a feature; false when the worker does not take it (answered "rejected"). */
+/* Notes a feature; false when the dialogue does not take it (answered "rejected"). */
 static bool xb_feature(ExtEngine *e, const char *name, const char *value)
 {
     static const char *const KNOWN[] = {"done",   "playother", "draw",    "sigterm",  "analyze",
@@ -78,7 +77,7 @@ static bool xb_feature(ExtEngine *e, const char *name, const char *value)
     } else if (!strcmp(name, "variants")) {
         f->xiangqi = exttrans_has_variant(value, "xiangqi");
     } else if (!strcmp(name, "san") || !strcmp(name, "sigint")) {
-        return !on; /* coordinate moves only; the worker never sends SIGINT */
+        return !on; /* coordinate moves only; SIGINT is never sent */
     } else if (!strcmp(name, "option")) {
         char opt[256];
         size_t used = strlen(f->options);
@@ -346,7 +345,7 @@ static bool xb_answer(ExtEngine *e, char *text, SearchResult *out, GameSearchSta
         return true;
     }
     if (is_claim(text)) {
-        diag_info("engine '%s' claims %.200s (the referee decides)", e->cfg.command, text);
+        extdialog_note(e, "engine '%s' claims %.200s (the referee decides)", e->cfg.command, text);
     } else if (!strncmp(text, "Illegal move", 12)) {
         /* it refused a move of the game: its board is not the game's */
         extproc_fail(&e->proc, "engine refused a move: %.200s", text);
@@ -354,7 +353,7 @@ static bool xb_answer(ExtEngine *e, char *text, SearchResult *out, GameSearchSta
         *st = GAME_SEARCH_CRASH;
         return true;
     } else if (!strncmp(text, "Error", 5) || extdialog_starts_with(text, "tellusererror")) {
-        diag_info("engine '%s': %.200s", e->cfg.command, text);
+        extdialog_note(e, "engine '%s': %.200s", e->cfg.command, text);
     } else {
         exttrans_parse_thinking(text, out);
     }

@@ -10,8 +10,8 @@
  *   xboard    files a-i, ranks 0-9 (XBoard counts  h horse, e        "ply score time nodes pv"
  *             from 0 on boards of ten ranks)        elephant
  */
-#ifndef CHUHE_WORKER_EXTTRANS_H
-#define CHUHE_WORKER_EXTTRANS_H
+#ifndef CHUHE_EXTTRANS_H
+#define CHUHE_EXTTRANS_H
 
 #include <stdbool.h>
 #include <stddef.h>

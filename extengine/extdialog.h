@@ -33,6 +33,8 @@ struct ExtEngine {
     const ExtDialog *dialog;
     void *state;        /* dialog->state_size bytes, NULL when 0 */
     char last_move[24]; /* the move text of the last search's answer, as sent; "" none */
+    ExtNoteFn note;     /* NULL: lines worth a log are dropped */
+    void *note_ctx;
 };
 
 struct ExtDialog {
@@ -57,6 +59,9 @@ struct ExtDialog {
 
 /* Ends the process (polite: "quit" first) and forgets its state. */
 void extdialog_stop(ExtEngine *e, bool polite);
+
+/* Hands a line worth a log to the engine's note hook (extengine_set_note). */
+void extdialog_note(ExtEngine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Reads lines until one starts with the words want; false (engine stopped) otherwise. */
 bool extdialog_expect(ExtEngine *e, const char *want, int64_t deadline);

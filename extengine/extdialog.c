@@ -43,7 +43,8 @@ bool extdialog_starts_with(const char *line, const char *word)
     return !strncmp(line, word, n) && (line[n] == '\0' || line[n] == ' ');
 }
 
-bool extdialog_expect(ExtEngine *e, const char *want, int64_t deadline)
+bool extdialog_expect(ExtEngine *e, const char *want, int64_t deadline,
+                      void (*seen)(ExtEngine *, const char *))
 {
     char line[EXTPROC_LINE_MAX];
     for (;;) {
@@ -56,7 +57,18 @@ bool extdialog_expect(ExtEngine *e, const char *want, int64_t deadline)
         }
         if (extdialog_starts_with(line, want))
             return true;
+        if (seen)
+            seen(e, line);
     }
+}
+
+void extdialog_add_option(ExtEngine *e, const ExtOption *o)
+{
+    ExtOptions *list = &e->options;
+    if (list->n == EXT_OPTIONS_MAX)
+        list->cut = true;
+    else
+        list->opt[list->n++] = *o;
 }
 
 bool extdialog_each_option(ExtEngine *e, bool (*fn)(ExtEngine *, const char *, const char *))

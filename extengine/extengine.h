@@ -27,7 +27,7 @@
 #include "exttrans.h"
 #include "game.h"
 
-enum { EXT_TEXT_MAX = 1024 };
+enum { EXT_TEXT_MAX = 1024, EXT_OPTIONS_MAX = 256 };
 
 typedef struct {
     ProtoExtProtocol proto;
@@ -39,6 +39,14 @@ typedef struct {
     int startup_ms; /* for uciok, ucciok or XBoard's feature done=1; 0: 10000 */
     int ready_ms;   /* for readyok or pong; 0: 10000 */
 } ExtEngineConfig;
+
+/* The options an engine announced at its handshake (exttrans.h parses each): UCI and
+ * UCCI "option" lines before uciok or ucciok, XBoard "feature option=" values. */
+typedef struct {
+    ExtOption opt[EXT_OPTIONS_MAX];
+    int n;
+    bool cut; /* more were announced than opt holds */
+} ExtOptions;
 
 typedef struct ExtEngine ExtEngine;
 
@@ -67,6 +75,9 @@ void extengine_new_game(void *ctx);
 /* Stops a running engine's pondering (UCI and UCCI with Ponder=true among the options:
  * extuci.c), so that an engine the pool keeps idle takes no CPU. */
 void extengine_quiet(ExtEngine *e);
+
+/* The options the engine announced at its last start (none before the first). */
+const ExtOptions *extengine_options(const ExtEngine *e);
 
 /* How often the process was (re)started, and what killed earlier ones. */
 uint64_t extengine_starts(const ExtEngine *e);

@@ -8,15 +8,12 @@
 
 enum {
     XB_FEATURE_WAIT_MS = 2000, /* protocol 2: features come within 2 s unless done=0 */
-    XB_OPTIONS_MAX = 4096,
 };
 
 /* What an XBoard engine announced in its features. */
 typedef struct {
     bool ping, setboard, usermove, time, reuse, memory, smp, xiangqi;
     char myname[128];
-    char options[XB_OPTIONS_MAX]; /* announced option names, each followed by '\n' */
-    bool options_cut;             /* more were announced than options holds */
 } XbFeatures;
 
 /* The game an XBoard engine's board holds: after "new", fen set by setboard and the
@@ -79,14 +76,10 @@ static bool xb_feature(ExtEngine *e, const char *name, const char *value)
     } else if (!strcmp(name, "san") || !strcmp(name, "sigint")) {
         return !on; /* coordinate moves only; SIGINT is never sent */
     } else if (!strcmp(name, "option")) {
-        char opt[256];
-        size_t used = strlen(f->options);
-        if (!exttrans_option_name(value, opt, sizeof opt))
+        ExtOption o;
+        if (!exttrans_xboard_option(value, &o))
             return false;
-        if (used + strlen(opt) + 2 > sizeof f->options)
-            f->options_cut = true;
-        else
-            snprintf(f->options + used, sizeof f->options - used, "%s\n", opt);
+        extdialog_add_option(e, &o);
     } else {
         for (size_t i = 0; i < sizeof KNOWN / sizeof KNOWN[0]; i++)
             if (!strcmp(name, KNOWN[i]))
@@ -141,16 +134,12 @@ static bool xb_features(ExtEngine *e)
 
 static bool xb_has_option(const ExtEngine *e, const char *name)
 {
-    const XbFeatures *f = xb_features_of(e);
-    if (f->options_cut || !f->options[0])
+    const ExtOptions *o = &e->options;
+    if (o->cut || !o->n)
         return true; /* nothing (complete) to check against */
-    size_t n = strlen(name);
-    for (const char *s = f->options; *s;) {
-        const char *nl = strchr(s, '\n');
-        if ((size_t)(nl - s) == n && !strncmp(s, name, n))
+    for (int i = 0; i < o->n; i++)
+        if (!strcmp(o->opt[i].name, name))
             return true;
-        s = nl + 1;
-    }
     return false;
 }
 
@@ -178,7 +167,7 @@ static bool xb_ready(ExtEngine *e)
     char want[32];
     snprintf(want, sizeof want, "pong %d", id);
     return extproc_send(&e->proc, "ping %d", id) &&
-           extdialog_expect(e, want, time_now_ms() + extdialog_ready_ms(e));
+           extdialog_expect(e, want, time_now_ms() + extdialog_ready_ms(e), NULL);
 }
 
 static bool xb_handshake(ExtEngine *e)

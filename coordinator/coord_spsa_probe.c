@@ -6,10 +6,12 @@
 #include <strings.h>
 
 #include "error.h"
+#include "extengine/extengine.h"
 
 enum { PROBE_MS = 10000 };
 
-bool coord_spsa_probe_options(const CoordConfig *cfg, int e, ExtOptions *out, CoordError *err)
+/* The options of engine e of cfg, an external one. */
+static bool probe_options(const CoordConfig *cfg, int e, ExtOptions *out, CoordError *err)
 {
     ExtEngineConfig ec;
     memset(&ec, 0, sizeof ec);
@@ -30,8 +32,9 @@ bool coord_spsa_probe_options(const CoordConfig *cfg, int e, ExtOptions *out, Co
     return ok ? true : ERROR_SET(err, "%s; cannot list its options", msg);
 }
 
-bool coord_spsa_probe_check(SpsaFile *f, const char *path, const ExtOptions *o, const char *engine,
-                            CoordError *err)
+/* Every parameter of f against the options o of engine. */
+static bool check_params(SpsaFile *f, const char *path, const ExtOptions *o, const char *engine,
+                         CoordError *err)
 {
     for (int i = 0; i < f->n; i++) {
         RunSpsaParam *p = &f->param[i];
@@ -70,8 +73,7 @@ bool coord_spsa_probe_file(const CoordConfig *cfg, SpsaFile *f, CoordError *err)
     char name[PROTO_COMMAND_MAX + 1];
     snprintf(name, sizeof name, "%s", cfg->cmd[0]);
     name[strcspn(name, " \t")] = '\0';
-    bool ok = coord_spsa_probe_options(cfg, 0, o, err) &&
-              coord_spsa_probe_check(f, set.params, o, name, err);
+    bool ok = probe_options(cfg, 0, o, err) && check_params(f, set.params, o, name, err);
     free(o);
     return ok;
 }

@@ -115,8 +115,3 @@ void comm_mpi_finalize(void)
 {
     MPI_Finalize();
 }
-
-void comm_mpi_abort(int code)
-{
-    MPI_Abort(MPI_COMM_WORLD, code);
-}

@@ -10,7 +10,5 @@
 /* MPI_Init and the collectives of c; false when MPI cannot start. */
 bool comm_mpi_init(Comm *c, int *argc, char ***argv);
 void comm_mpi_finalize(void);
-/* Ends every rank of the job (after a fatal error on one rank only). */
-void comm_mpi_abort(int code);
 
 #endif

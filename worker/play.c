@@ -37,11 +37,6 @@ void play_engines_set_idle(PlayEngines *pe, ExtIdleFn fn, void *ctx)
     extpool_set_idle(&pe->pool, fn, ctx);
 }
 
-uint64_t play_ext_starts(const PlayEngines *pe, int p)
-{
-    return pe->ext[p] ? extengine_starts(pe->ext[p]) : 0;
-}
-
 /* An external engine's options followed by the WORK's tuned parameters, each as
  * "Name=Value": a whole number as one (spin options take nothing else), any other with
  * the shortest decimal that reads back as the same number. */

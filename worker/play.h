@@ -66,10 +66,6 @@ void play_remember_first(PlayEngines *pe, const GameRecord *rec);
 /* Whether rec plays the same moves as the pair's first game. */
 bool play_repeats(const PlayEngines *pe, const GameRecord *rec);
 
-/* Processes started so far for the external engine of player p in the last WORK
- * prepared (1 when it never needed a restart); 0 for an in-process engine. */
-uint64_t play_ext_starts(const PlayEngines *pe, int p);
-
 /* What the external engine of player p in the last WORK prepared answered last, for a
  * log line: "'TEXT'" or "no move" (an in-process engine: "no legal move"). */
 void play_last_move(const PlayEngines *pe, int p, char *buf, size_t size);

@@ -1,8 +1,6 @@
 /*
  * The one seeded random number generator: splitmix64 (Steele, Lea, Flood 2014), the
- * same numbers on every platform. Part of the base layer of the engine library (with
- * error, array, numparse and textesc): helpers every program uses, which know nothing
- * of xiangqi.
+ * same numbers on every platform.
  *
  * A stream is a 64-bit state stepped by RNG_GOLDEN; each number is the state mixed by
  * rng_mix, a bijection that spreads every input bit over every output bit. Its outputs
@@ -14,6 +12,10 @@
  * Random choices that are part of stored data or of a run's reproducibility (Zobrist
  * keys, random openings, the schedule's shuffle, SPSA's perturbations, the tuner's
  * sampling and batches) use these functions only.
+ *
+ * Base layer of the engine library (docs/architecture.md, "The base"): error, array,
+ * numparse, rng and textesc are the helpers every program uses; they know nothing of
+ * xiangqi and include no module outside the base.
  */
 #ifndef CHUHE_RNG_H
 #define CHUHE_RNG_H

@@ -48,7 +48,7 @@ bad_includes() {
         p[1] == from && !($2 in ok) { print $1 " includes " $3 }' "$tmp/includes"
 }
 
-tap_plan 7
+tap_plan 8
 
 bad=$(for p in $PROGRAMS; do
     bad_includes "$p" engine contracts $([ "$p" = extengine ] || echo extengine)
@@ -68,6 +68,19 @@ check "contracts/ includes engine/ and itself only" $? "$bad"
 bad=$(bad_includes extengine engine contracts)
 [ -z "$bad" ]
 check "extengine/ includes engine/, contracts/ and itself only" $? "$bad"
+
+# The base layer of engine/ (docs/architecture.md, "The base") stands on libc alone.
+BASE="error array numparse rng textesc"
+bad=$(for m in $BASE; do
+    for f in engine/$m.c engine/$m.h; do
+        [ -f "$f" ] || continue
+        awk -v base=" $BASE " '{ h = $3; sub(/\.h$/, "", h) }
+            $1 == f && index(base, " " h " ") == 0 { print $1 " includes " $3 }' f="$f" \
+            "$tmp/includes"
+    done
+done)
+[ -z "$bad" ]
+check "engine's base layer ($BASE) includes nothing but the base" $? "$bad"
 
 # The engine's C code with comments removed and every string or character literal
 # emptied, then any use of the standard streams or of a call that writes to them.

@@ -97,7 +97,8 @@ chuhe-coordinator_DIR := coordinator
 chuhe-coordinator_PKGS := hdf5-serial libzmq libmicrohttpd
 
 # The MPI worker: compiled and linked with the flags `mpicc -showme` gives (pkg-config
-# ompi-c), plus the wire protocol and key files from contracts/.
+# ompi-c), plus the wire protocol and key files from contracts/ and the external engines
+# of extengine/.
 PROGRAMS += chuhe-worker
 chuhe-worker_DIR := worker
 chuhe-worker_PKGS := ompi-c libzmq
@@ -123,6 +124,28 @@ CONTRACTS_PKGS := hdf5-serial libzmq
 
 $(CONTRACTS_OBJS): private PKG_CFLAGS = $(call pkg_cflags,$(CONTRACTS_PKGS))
 $(CONTRACTS_LIB): $(CONTRACTS_OBJS)
+	@mkdir -p $(@D)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# extengine/: driving external engines (process, transport, the UCI/UCCI and XBoard
+# dialogues, option discovery), a library that the worker, the coordinator (SPSA's
+# probe) and tests link. It needs libc alone.
+EXTENGINE_SRCS := $(wildcard extengine/*.c)
+EXTENGINE_OBJS := $(EXTENGINE_SRCS:%.c=$(BUILDDIR)/%.o)
+EXTENGINE_LIB := $(BUILDDIR)/libextengine.a
+
+$(EXTENGINE_LIB): $(EXTENGINE_OBJS)
+	@mkdir -p $(@D)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# The worker's modules but its main program and its MPI messages (diag.c) as a library
+# that tests link (a test that uses it brings its own diag_info and diag_warn).
+WORKER_LIB := $(BUILDDIR)/libworker.a
+WORKER_LIB_OBJS := $(filter-out %/worker/main.o %/worker/diag.o,$(chuhe-worker_OBJS))
+
+$(WORKER_LIB): $(WORKER_LIB_OBJS)
 	@mkdir -p $(@D)
 	@rm -f $@
 	$(AR) rcs $@ $^
@@ -160,16 +183,17 @@ $(TUNE_LIB): $(TUNE_LIB_OBJS)
 $(BINDIR)/chuhe-tune $(BINDIR)/chuhe-train: $(TUNE_TRACE_OBJ) $(CONTRACTS_LIB)
 $(BINDIR)/chuhe-tune $(BINDIR)/chuhe-train: private LOCAL_LIBS = $(CONTRACTS_LIB)
 
-$(BINDIR)/chuhe-worker: private LOCAL_LIBS = $(CONTRACTS_LIB)
-$(BINDIR)/chuhe-worker: $(CONTRACTS_LIB)
+$(BINDIR)/chuhe-engine: private LOCAL_LIBS = $(CONTRACTS_LIB)
+$(BINDIR)/chuhe-engine: $(CONTRACTS_LIB)
 
-$(BINDIR)/chuhe-coordinator: private LOCAL_LIBS = $(CONTRACTS_LIB)
-$(BINDIR)/chuhe-coordinator: $(CONTRACTS_LIB)
-# SPSA asks an external engine for its options through the worker's process module.
-$(BINDIR)/chuhe-coordinator: $(BUILDDIR)/worker/extproc.o
+$(BINDIR)/chuhe-worker: private LOCAL_LIBS = $(EXTENGINE_LIB) $(CONTRACTS_LIB)
+$(BINDIR)/chuhe-worker: $(EXTENGINE_LIB) $(CONTRACTS_LIB)
 
-# Tests: tests/test_NAME.c + tests/support/*.c + the coordinator modules + the library
-# -> $(BINDIR)/tests/test_NAME.
+$(BINDIR)/chuhe-coordinator: private LOCAL_LIBS = $(EXTENGINE_LIB) $(CONTRACTS_LIB)
+$(BINDIR)/chuhe-coordinator: $(EXTENGINE_LIB) $(CONTRACTS_LIB)
+
+# Tests: tests/test_NAME.c + tests/support/*.c + the programs' module libraries + the
+# library -> $(BINDIR)/tests/test_NAME.
 # Test code always keeps its asserts, whatever the mode.
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILDDIR)/%.o)
@@ -181,8 +205,9 @@ TEST_PKGS := cmocka $(COORD_PKGS)
 $(TEST_OBJS) $(SUPPORT_OBJS): private ASSERT_FLAGS :=
 $(TEST_OBJS) $(SUPPORT_OBJS): private PKG_CFLAGS = $(call pkg_cflags,$(TEST_PKGS))
 $(TEST_BINS): private PKG_LIBS = $(call pkg_libs,$(TEST_PKGS))
-$(TEST_BINS): private LOCAL_LIBS = $(COORD_LIB) $(CONTRACTS_LIB)
-$(TEST_BINS): $(BINDIR)/tests/%: $(BUILDDIR)/tests/%.o $(SUPPORT_OBJS) $(COORD_LIB) $(CONTRACTS_LIB) $(LIB)
+TEST_LIBS := $(COORD_LIB) $(WORKER_LIB) $(EXTENGINE_LIB) $(CONTRACTS_LIB)
+$(TEST_BINS): private LOCAL_LIBS = $(TEST_LIBS)
+$(TEST_BINS): $(BINDIR)/tests/%: $(BUILDDIR)/tests/%.o $(SUPPORT_OBJS) $(TEST_LIBS) $(LIB)
 	@mkdir -p $(@D)
 	$(LINK)
 
@@ -195,15 +220,16 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BINDIR)/tests/tools/%)
 $(TOOL_OBJS): private ASSERT_FLAGS :=
 $(TOOL_OBJS): private PKG_CFLAGS = $(call pkg_cflags,$(COORD_PKGS))
 $(TOOL_BINS): private PKG_LIBS = $(call pkg_libs,$(COORD_PKGS))
-$(TOOL_BINS): private LOCAL_LIBS = $(COORD_LIB) $(CONTRACTS_LIB)
-$(TOOL_BINS): $(BINDIR)/tests/tools/%: $(BUILDDIR)/tests/tools/%.o $(COORD_LIB) $(CONTRACTS_LIB) $(LIB)
+$(TOOL_BINS): private LOCAL_LIBS = $(COORD_LIB) $(EXTENGINE_LIB) $(CONTRACTS_LIB)
+$(TOOL_BINS): $(BINDIR)/tests/tools/%: $(BUILDDIR)/tests/tools/%.o $(COORD_LIB) $(EXTENGINE_LIB) \
+              $(CONTRACTS_LIB) $(LIB)
 	@mkdir -p $(@D)
 	$(LINK)
 
 # test_tune and test_tune_* also link the tuner's modules (libtune.a, no MPI).
 TUNE_TEST_BINS := $(filter $(BINDIR)/tests/test_tune%,$(TEST_BINS))
 $(TUNE_TEST_BINS): $(TUNE_LIB)
-$(TUNE_TEST_BINS): private LOCAL_LIBS = $(TUNE_LIB) $(COORD_LIB) $(CONTRACTS_LIB)
+$(TUNE_TEST_BINS): private LOCAL_LIBS = $(TUNE_LIB) $(TEST_LIBS)
 
 # test_nnue also links the NNUE kernels built twice more, portable and (on x86-64)
 # AVX2, whatever ARCH is, to compare them; the AVX2 ones run only where the CPU has it.
@@ -220,14 +246,7 @@ $(NNUE_KERNEL_TEST_OBJS): $(BUILDDIR)/tests/nnue_kernel_%.o: engine/nnue_kernel.
 	$(COMPILE)
 $(BINDIR)/tests/test_nnue: $(NNUE_KERNEL_TEST_OBJS)
 
-# test_exttrans also links the worker's protocol text module (no MPI, no ZeroMQ).
-$(BINDIR)/tests/test_exttrans: $(BUILDDIR)/worker/exttrans.o
-# test_extpool also links the worker's external engines and its WORK preparation (no
-# MPI: the test brings its own diag_info and diag_warn).
-$(BINDIR)/tests/test_extpool: $(addprefix $(BUILDDIR)/worker/,extpool.o extengine.o extdialog.o \
-                              extuci.o extxboard.o extproc.o exttrans.o play.o)
-
-ALL_OBJS := $(sort $(ENGINE_OBJS) $(CONTRACTS_OBJS) $(COORD_OBJS) $(PROGRAM_OBJS) $(TEST_OBJS) \
+ALL_OBJS := $(sort $(ENGINE_OBJS) $(CONTRACTS_OBJS) $(EXTENGINE_OBJS) $(COORD_OBJS) $(PROGRAM_OBJS) $(TEST_OBJS) \
             $(SUPPORT_OBJS) $(TOOL_OBJS) $(TUNE_TRACE_OBJ) $(NNUE_KERNEL_TEST_OBJS))
 
 # Every object is rebuilt when the flags change.  Only the files that mention
@@ -292,7 +311,8 @@ FUZZ_LIB_SRCS := $(ENGINE_SRCS) uci/uci.c contracts/protocol.c contracts/runcols
                  contracts/runfence.c contracts/runfile.c contracts/runhandle.c \
                  contracts/runfile_spsa.c contracts/runload.c contracts/runread.c \
                  contracts/runlock.c contracts/runfile_inputs.c contracts/runheader.c \
-                 tests/support/runcheck.c
+                 tests/support/runcheck.c \
+                 contracts/outpath.c
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_LIB := $(FUZZ_DIR)/libchuhe-fuzz.a
 FUZZ_OBJS := $(FUZZ_NAMES:%=$(FUZZ_DIR)/obj/tests/fuzz/%.o)
@@ -322,7 +342,7 @@ $(FUZZ_BINS): $(FUZZ_DIR)/fuzz-%: $(FUZZ_DIR)/obj/tests/fuzz/%.o $(FUZZ_LIB)
 
 -include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_OBJS:.o=.d)
 
-FORMAT_DIRS := engine contracts uci tests worker coordinator tuning
+FORMAT_DIRS := engine contracts extengine uci tests worker coordinator tuning
 FORMAT_FILES := $(wildcard $(foreach d,$(FORMAT_DIRS),$(d)/*.[ch] $(d)/*/*.[ch]))
 
 .DEFAULT_GOAL := all

@@ -5,6 +5,7 @@
 
 #include "array.h"
 #include "error.h"
+#include "rng.h"
 
 RunFile *runhandle_new(const char *path, RunError *err)
 {
@@ -58,9 +59,7 @@ void runhandle_free(RunFile *rf)
 
 static uint64_t slot_of(uint64_t pair_id, unsigned gip, uint64_t nslots)
 {
-    uint64_t h = (pair_id * 2 + gip) * 0x9e3779b97f4a7c15ULL;
-    h ^= h >> 29;
-    return h & (nslots - 1);
+    return rng_mix(pair_id * 2 + gip) & (nslots - 1);
 }
 
 bool runhandle_find(const RunFile *rf, uint64_t pair_id, unsigned gip, uint64_t *id)

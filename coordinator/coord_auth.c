@@ -9,6 +9,7 @@
 #include "coord_log.h"
 #include "coord_rate.h"
 #include "error.h"
+#include "contracts/zmqmon.h"
 
 #define ZAP_ENDPOINT "inproc://zeromq.zap.01"
 #define MONITOR_ENDPOINT "inproc://chuhe-coordinator-handshakes"
@@ -121,12 +122,14 @@ CoordAuth *coord_auth_open(void *ctx, void *router, const CoordConfig *cfg, Coor
         coord_log("warning: no keys and --open-network: plain, unauthenticated connections on "
                   "%s; anyone who reaches it can take work and store games",
                   cfg->bind);
-    if (zmq_socket_monitor(router, MONITOR_ENDPOINT,
-                           ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
-                               ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
-                               ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) != 0)
-        COORD_FATAL("zmq_socket_monitor: %s", zmq_strerror(zmq_errno()));
-    a->monitor = inproc_socket(ctx, ZMQ_PAIR, MONITOR_ENDPOINT, false);
+    char msg[256];
+    a->monitor =
+        zmqmon_open(ctx, router, MONITOR_ENDPOINT,
+                    ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                        ZMQ_EVENT_HANDSHAKE_FAILED_AUTH,
+                    msg, sizeof msg);
+    if (!a->monitor)
+        COORD_FATAL("%s", msg);
     return a;
 }
 
@@ -245,22 +248,16 @@ static bool zap_answer(CoordAuth *a, double now)
 /* Logs one failed handshake of the router; false when no event is waiting. */
 static bool handshake_event(CoordAuth *a, double now)
 {
-    uint8_t ev[6];
-    char where[256];
-    int n = zmq_recv(a->monitor, ev, sizeof ev, ZMQ_DONTWAIT);
-    if (n < 0) {
-        if (zmq_errno() == EAGAIN || zmq_errno() == EINTR)
-            return false;
-        COORD_FATAL("zmq_recv(monitor): %s", zmq_strerror(zmq_errno()));
+    ZmqmonEvent ev;
+    int error;
+    if (!zmqmon_next(a->monitor, &ev, &error)) {
+        if (error)
+            COORD_FATAL("zmq_recv(monitor): %s", zmq_strerror(error));
+        return false;
     }
-    int w = zmq_recv(a->monitor, where, sizeof where - 1, 0);
-    if (w < 0)
-        COORD_FATAL("zmq_recv(monitor): %s", zmq_strerror(zmq_errno()));
-    where[w < (int)sizeof where ? w : (int)sizeof where - 1] = '\0';
-    uint16_t event;
-    uint32_t value;
-    memcpy(&event, ev, sizeof event);
-    memcpy(&value, ev + 2, sizeof value);
+    uint16_t event = ev.event;
+    uint32_t value = ev.value;
+    const char *where = ev.endpoint;
     if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
         return true; /* the ZAP handler has logged it */
     if (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL && a->curve) {

@@ -16,7 +16,8 @@
 #include "engine.h"
 #include "error.h"
 #include "numparse.h"
-#include "outpath.h"
+#include "contracts/outpath.h"
+#include "rng.h"
 #include "coord_spsa.h"
 #include "coord_tournament.h"
 
@@ -70,8 +71,7 @@ static uint64_t random_seed(void)
     if (!s) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        s = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (uint64_t)ts.tv_sec ^
-            (uint64_t)getpid() << 32;
+        s = rng_at((uint64_t)ts.tv_sec ^ (uint64_t)getpid() << 32, (uint64_t)ts.tv_nsec + 1);
     }
     return s;
 }

@@ -171,7 +171,7 @@ bool coord_config_parse_tc(const char *option, const char *text, uint32_t *base_
 bool coord_config_parse_sprt(const char *text, SprtParams *p, bool *has, CoordError *err);
 
 /* The output paths of a run whose settings are complete, checked before anything is
- * written (engine/outpath.h): --out is a run file to resume or a new file, never one
+ * written (contracts/outpath.h): --out is a run file to resume or a new file, never one
  * of the run's inputs (openings, weights, key files); -pgnout is appended to only if it
  * is PGN, --ack-log only if it is text, neither ever the run file or an input. */
 bool coord_config_check_outputs(const CoordConfig *c, CoordError *err);

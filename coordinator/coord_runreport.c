@@ -13,7 +13,7 @@
 #include "coord_log.h"
 #include "contracts/plot.h"
 #include "error.h"
-#include "outpath.h"
+#include "contracts/outpath.h"
 #include "position.h"
 #include "rules.h"
 #include "textesc.h"

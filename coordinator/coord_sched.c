@@ -7,6 +7,7 @@
 
 #include "array.h"
 #include "coord_log.h"
+#include "rng.h"
 
 /* The first bad opening is the error; the count of the others goes with it. */
 typedef struct {
@@ -32,15 +33,6 @@ static bool is_pgn(const CoordConfig *cfg)
         return !strcmp(cfg->opening_format, "pgn");
     size_t n = strlen(cfg->openings);
     return n >= 4 && !strcasecmp(cfg->openings + n - 4, ".pgn");
-}
-
-/* SplitMix64 steps: the shuffle's random numbers. */
-static uint64_t mix(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
 }
 
 static bool load_openings(Schedule *s, const CoordConfig *cfg, SchedError *err)
@@ -81,7 +73,7 @@ static bool load_openings(Schedule *s, const CoordConfig *cfg, SchedError *err)
             s->order[i] = (uint32_t)i;
         uint64_t state = cfg->seed ^ 0x6f70656e696e6773ULL; /* "openings" */
         for (uint64_t i = n - 1; i > 0; i--) {
-            uint64_t j = mix(&state) % (i + 1);
+            uint64_t j = rng_below(&state, i + 1);
             uint32_t t = s->order[i];
             s->order[i] = s->order[j];
             s->order[j] = t;
@@ -363,15 +355,6 @@ bool coord_sched_game_rejected(Schedule *s, uint64_t id)
     return true;
 }
 
-/* SplitMix64: a well-mixed seed per pair from the run seed. */
-static uint64_t pair_seed(uint64_t seed, uint64_t id)
-{
-    uint64_t z = seed + (id + 1) * 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 const Opening *coord_sched_opening(Schedule *s, uint64_t id, SchedError *err)
 {
     Pair *p = slot(s, id);
@@ -388,7 +371,7 @@ const Opening *coord_sched_opening(Schedule *s, uint64_t id, SchedError *err)
         *op = s->list.items[s->order ? s->order[k] : k];
     } else {
         OpeningError oerr;
-        if (!opening_random(op, &s->spec, pair_seed(s->seed, n), NULL, &oerr)) {
+        if (!opening_random(op, &s->spec, rng_at(s->seed, n + 1), NULL, &oerr)) {
             snprintf(err->msg, sizeof err->msg, "pair %llu: no random opening: %s",
                      (unsigned long long)id, oerr.msg);
             free(op);

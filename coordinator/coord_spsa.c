@@ -11,6 +11,7 @@
 #include "array.h"
 #include "error.h"
 #include "numparse.h"
+#include "rng.h"
 #include "coord_sched.h"
 #include "spsa_params.h"
 
@@ -93,8 +94,9 @@ bool coord_spsa_finish_config(CoordConfig *c, CoordError *err)
     if (s.A < 0)
         s.A = 0.1 * (double)s.pairs;
     c->games = 2 * s.pairs;
-    return coord_spsa_settings_text(&s, c->spsa, sizeof c->spsa) ? true
-                                                           : ERROR_SET(err, "--spsa: too long");
+    return coord_spsa_settings_text(&s, c->spsa, sizeof c->spsa)
+               ? true
+               : ERROR_SET(err, "--spsa: too long");
 }
 
 bool coord_spsa_check_config(const CoordConfig *c, CoordError *err)
@@ -250,8 +252,8 @@ bool coord_spsa_file_check_builtin(SpsaFile *f, const char *path, CoordError *er
 
 /* ---- the iterations -------------------------------------------------------------- */
 
-bool coord_spsa_init(Spsa *s, const SpsaSettings *set, uint64_t seed, const RunSpsaParam *params, int n,
-               uint16_t plus_player)
+bool coord_spsa_init(Spsa *s, const SpsaSettings *set, uint64_t seed, const RunSpsaParam *params,
+                     int n, uint16_t plus_player)
 {
     memset(s, 0, sizeof *s);
     s->set = *set;
@@ -286,12 +288,9 @@ const double *coord_spsa_theta(const Spsa *s, uint64_t j)
 
 int coord_spsa_delta(const Spsa *s, uint64_t pair, int i)
 {
-    /* SplitMix64 of the seed and (pair, parameter): one coin per parameter and pair */
-    uint64_t z = (s->seed ^ 0x7370736164656c74ULL) /* "spsadelt" */ +
-                 (pair * SPSA_MAX_PARAMS + (uint64_t)i + 1) * 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
+    /* a keyed hash of the seed and (pair, parameter): one coin per parameter and pair */
+    uint64_t z = rng_at(s->seed ^ 0x7370736164656c74ULL /* "spsadelt" */,
+                        pair * SPSA_MAX_PARAMS + (uint64_t)i + 1);
     return z >> 63 ? 1 : -1;
 }
 

@@ -8,7 +8,7 @@
 
 #include "contracts/plot.h"
 #include "error.h"
-#include "outpath.h"
+#include "contracts/outpath.h"
 #include "textesc.h"
 
 enum { PROGRESS_PARAMS = 3 };

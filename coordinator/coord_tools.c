@@ -11,7 +11,7 @@
 #include "coord_config.h"
 #include "coord_export.h"
 #include "numparse.h"
-#include "outpath.h"
+#include "contracts/outpath.h"
 #include "coord_tournament.h"
 #include "contracts/runfile.h"
 

@@ -24,7 +24,7 @@
 #include "coord_tools.h"
 #include "coord_export.h"
 #include "error.h"
-#include "outpath.h"
+#include "contracts/outpath.h"
 #include "coord_runreport.h"
 #include "coord_spsa_probe.h"
 #include "coord_spsa_report.h"
@@ -629,5 +629,9 @@ static int run_command(int argc, char **argv)
 int main(int argc, char **argv)
 {
     position_init(); /* every subcommand replays games */
-    return outpath_finish_stdout("chuhe-coordinator", run_command(argc, argv));
+    char msg[160];
+    int status = outpath_finish_stdout(run_command(argc, argv), msg, sizeof msg);
+    if (msg[0])
+        fprintf(stderr, "chuhe-coordinator: %s\n", msg);
+    return status;
 }

@@ -5,6 +5,10 @@
  * 64)) return ERROR_SET(err, "out of memory");
  *
  * On failure the array and its capacity are unchanged.
+ *
+ * Base layer of the engine library (docs/architecture.md, "The base"): error, array,
+ * numparse, rng and textesc are the helpers every program uses; they know nothing of
+ * xiangqi and include no module outside the base.
  */
 #ifndef CHUHE_ARRAY_H
 #define CHUHE_ARRAY_H

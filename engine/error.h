@@ -4,6 +4,10 @@
  * Each boundary module has an error struct `{ char msg[N]; }` (PosError, RunError, ...).
  * ERROR_SET(err, fmt, ...) formats into err->msg (nothing when err is NULL) and
  * evaluates to false, so a validating function can end with `return ERROR_SET(...)`.
+ *
+ * Base layer of the engine library (docs/architecture.md, "The base"): error, array,
+ * numparse, rng and textesc are the helpers every program uses; they know nothing of
+ * xiangqi and include no module outside the base.
  */
 #ifndef CHUHE_ERROR_H
 #define CHUHE_ERROR_H

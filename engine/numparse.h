@@ -13,6 +13,10 @@
  *   --max-score: 'abc' is not a whole number (allowed: 0..30000)
  *   --lr: '0' is out of range (allowed: 0.001..1000)
  * A NULL text is a missing value: "--lr: needs a number (allowed: 0.001..1000)".
+ *
+ * Base layer of the engine library (docs/architecture.md, "The base"): error, array,
+ * numparse, rng and textesc are the helpers every program uses; they know nothing of
+ * xiangqi and include no module outside the base.
  */
 #ifndef CHUHE_NUMPARSE_H
 #define CHUHE_NUMPARSE_H

@@ -11,6 +11,7 @@
 #include "movegen.h"
 #include "notation.h"
 #include "pgn_read.h"
+#include "rng.h"
 #include "rules.h"
 
 /* Verdict before the first move, between moves and at the end: a game may neither
@@ -336,22 +337,6 @@ int opening_list_load_pgn(OpeningList *list, const char *path, int max_plies,
  * Random openings.
  * ------------------------------------------------------------------------------------ */
 
-/* splitmix64 (Steele, Lea, Flood 2014): a full-period 64-bit generator whose outputs
- * are also good seeds for further streams; the same numbers on every platform. */
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in 0..n-1 by the multiply-shift method (bias below 2^-24 for n <= 256). */
-static int random_below(uint64_t *state, int n)
-{
-    return (int)(((splitmix64(state) >> 32) * (uint64_t)n) >> 32);
-}
-
 /* One attempt: random plies from pos, none reaching a verdict. */
 static bool random_line(Position *pos, Opening *out, int plies, uint64_t seed)
 {
@@ -361,7 +346,7 @@ static bool random_line(Position *pos, Opening *out, int plies, uint64_t seed)
         int n = gen_legal(pos, &list);
         if (n == 0)
             return false;
-        Move m = list.moves[random_below(&rng, n)];
+        Move m = list.moves[rng_below32(&rng, (uint32_t)n)];
         out->moves[out->nmoves++] = m;
         pos_do_move(pos, m);
         if (rules_judge_game(pos).result != RESULT_NONE)
@@ -408,7 +393,7 @@ static bool random_on(Position *pos, Opening *out, const RandomOpeningSpec *spec
     uint64_t derivations = seed;
     int out_of_bound = 0, dead_ends = 0;
     for (int k = 0; k < attempts; k++) {
-        uint64_t attempt_seed = splitmix64(&derivations);
+        uint64_t attempt_seed = rng_next(&derivations);
         Opening op = start;
         if (!pos_set_fen(pos, op.fen, &perr))
             return ERROR_SET(err, "start position: %s", perr.msg);

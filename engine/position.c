@@ -9,6 +9,7 @@
 
 #include "attacks.h"
 #include "error.h"
+#include "rng.h"
 
 const char *const START_FEN =
     "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
@@ -21,22 +22,14 @@ static const int PIECE_LIMIT[PIECE_TYPE_NB] = {0, 1, 2, 2, 2, 2, 2, 5};
 static const char *const PIECE_NAMES[PIECE_TYPE_NB] = {"",      "general", "advisor", "elephant",
                                                        "horse", "chariot", "cannon",  "soldier"};
 
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 static void init_tables(void)
 {
     attacks_init();
     uint64_t seed = 0x63687568652d7871ULL; /* fixed: keys are part of stored data */
     for (int p = 0; p < PIECE_NB; p++)
         for (Square s = 0; s < SQUARE_NB; s++)
-            zobrist_psq[p][s] = piece_type((Piece)p) ? splitmix64(&seed) : 0;
-    zobrist_side = splitmix64(&seed);
+            zobrist_psq[p][s] = piece_type((Piece)p) ? rng_next(&seed) : 0;
+    zobrist_side = rng_next(&seed);
 }
 
 void position_init(void)

@@ -8,6 +8,7 @@
 
 #include "evaluate.h"
 #include "movepick.h"
+#include "rng.h"
 #include "rules.h"
 #include "see.h"
 
@@ -160,7 +161,7 @@ static void update_quiet_stats(Search *s, int ply, Move best, const Move *quiets
 
 static inline uint64_t corr_mix(uint64_t h, Bitboard b)
 {
-    h = (h ^ (uint64_t)b) * 0x9e3779b97f4a7c15ULL;
+    h = (h ^ (uint64_t)b) * RNG_GOLDEN;
     h = (h ^ (uint64_t)(b >> 64)) * 0xbf58476d1ce4e5b9ULL;
     return h ^ (h >> 29);
 }

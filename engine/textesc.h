@@ -5,6 +5,10 @@
  * byte in a player name), so every output that quotes one goes through here or through
  * its own format's escaper (jsontext for JSON, the tag writer of pgn.c for PGN, the
  * HTML writer of the report page).
+ *
+ * Base layer of the engine library (docs/architecture.md, "The base"): error, array,
+ * numparse, rng and textesc are the helpers every program uses; they know nothing of
+ * xiangqi and include no module outside the base.
  */
 #ifndef CHUHE_TEXTESC_H
 #define CHUHE_TEXTESC_H

@@ -1,10 +1,11 @@
 /*
- * The worker's external engines (worker/extpool.c, extengine.c and the dialogues
+ * The external engines (extengine/: extpool.c, extengine.c and the dialogues
  * extuci.c and extxboard.c), driven through real processes: the fake engines of
  * tests/engines/, run from the repository's top directory (as tests/run does).
  *
  *   - The texts of every protocol's dialogue, line by line, as the engine receives them:
- *     handshake, options, new game, a search on a clock and one to a depth.
+ *     handshake, options, new game, a search on a clock and one to a depth; the options
+ *     the engine announces, as the library reads them.
  *   - A round robin of three engines over the two players of a rank's WORKs starts each
  *     engine once; a WORK whose players name the same engine gets two processes; the
  *     pool stops its least recently used engine beyond EXTPOOL_MAX; a crash or a hang
@@ -28,7 +29,7 @@
 #include "timeman.h"
 #include "tests/support/scratch.h"
 #include "worker/diag.h"
-#include "worker/extpool.h"
+#include "extengine/extpool.h"
 #include "worker/play.h"
 
 /* The worker's log lines (worker/diag.c needs MPI): not wanted here. */
@@ -328,6 +329,7 @@ static void test_transcript_xboard(void **state)
                      "accepted ping\n"
                      "accepted memory\n"
                      "accepted option\n"
+                     "accepted option\n"
                      "accepted done\n"
                      "memory 16\n"
                      "option Mood=calm\n"
@@ -350,6 +352,50 @@ static void test_transcript_xboard(void **state)
                      "sd 3\n"
                      "go\n"
                      "quit\n");
+}
+
+/* The options engine e announced: "NAME TYPE" or "NAME TYPE MIN..MAX", one a line. */
+static const char *announced(const ExtEngine *e)
+{
+    static char text[512];
+    const ExtOptions *o = extengine_options(e);
+    size_t n = 0;
+    text[0] = '\0';
+    for (int i = 0; i < o->n && n < sizeof text; i++) {
+        const ExtOption *x = &o->opt[i];
+        n += (size_t)snprintf(text + n, sizeof text - n, "%s %s", x->name, x->type);
+        if (x->ranged && n < sizeof text)
+            n += (size_t)snprintf(text + n, sizeof text - n, " %g..%g", x->min, x->max);
+        if (n < sizeof text)
+            n += (size_t)snprintf(text + n, sizeof text - n, "\n");
+    }
+    return text;
+}
+
+/* The options an engine announces at its handshake, read once by the library (SPSA's
+ * probe uses them): UCI option lines (a spin without min is not ranged), UCCI's, and
+ * XBoard's option features; none before the first start. */
+static void test_announced_options(void **state)
+{
+    (void)state;
+    const char *want[] = {
+        [PROTO_EXT_UCI] = "Skill Level spin 0..20\nPonder check\nHash spin\n",
+        [PROTO_EXT_UCI1] = "Skill Level spin 0..20\nPonder check\nHash spin\n",
+        [PROTO_EXT_UCCI] = "hashsize spin 0..1024\n",
+        [PROTO_EXT_XBOARD] = "Mood combo\nDepth limit spin 0..99\n",
+    };
+    for (int p = 0; p < PROTO_EXT_NB; p++) {
+        ExtEngineConfig cfg =
+            config((ProtoExtProtocol)p, "transcript", scratch_path("options.log"), "");
+        ExtEngine *e = extengine_new(&cfg);
+        assert_non_null(e);
+        assert_int_equal(extengine_options(e)->n, 0);
+        char err[512];
+        assert_true(extengine_start(e, err, sizeof err));
+        assert_string_equal(announced(e), want[p]);
+        assert_false(extengine_options(e)->cut);
+        extengine_free(&e);
+    }
 }
 
 /* A WORK whose players are the external engines a and b. */
@@ -523,6 +569,7 @@ int main(void)
         cmocka_unit_test(test_transcript_uci1),
         cmocka_unit_test(test_transcript_ucci),
         cmocka_unit_test(test_transcript_xboard),
+        cmocka_unit_test(test_announced_options),
         cmocka_unit_test(test_round_robin_starts_each_engine_once),
         cmocka_unit_test(test_same_engine_for_both_players),
         cmocka_unit_test(test_least_recently_used_is_stopped),

@@ -1,8 +1,9 @@
 /*
- * The external protocols' text (worker/exttrans.c): move strings both ways for uci
+ * The external protocols' text (extengine/exttrans.c): move strings both ways for uci
  * (ranks 0-9), uci1 (ranks 1-10), ucci and xboard, with round trips over every square
  * pair; FENs in XBoard's letters that chuhe reads back as the same position; UCI/UCCI
- * info lines and XBoard thinking output; XBoard feature lines, option names and
+ * info lines and XBoard thinking output; XBoard feature lines, the options engines
+ * announce (UCI and UCCI option lines, XBoard option features with their ranges) and
  * variant lists; and malformed text refused with the result untouched.
  */
 #include <setjmp.h>
@@ -18,7 +19,7 @@
 #include "position.h"
 #include "record.h"
 #include "score.h"
-#include "worker/exttrans.h"
+#include "extengine/exttrans.h"
 
 static Position g_pos;
 
@@ -291,19 +292,103 @@ static void test_option_names(void **state)
         {"Clear Hash -button", "Clear Hash"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char name[64] = "";
-        if (!exttrans_option_name(cases[i][0], name, sizeof name))
+        ExtOption o;
+        if (!exttrans_xboard_option(cases[i][0], &o))
             fail_msg("'%s' refused", cases[i][0]);
-        assert_string_equal(name, cases[i][1]);
+        assert_string_equal(o.name, cases[i][1]);
     }
     const char *bad[] = {"NoType", "-spin 1", "Name -unknown 1", "Name-spin 1", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char name[64];
-        if (exttrans_option_name(bad[i], name, sizeof name))
-            fail_msg("'%s' accepted as '%s'", bad[i], name);
+        ExtOption o;
+        if (exttrans_xboard_option(bad[i], &o))
+            fail_msg("'%s' accepted as '%s'", bad[i], o.name);
     }
-    char tiny[4];
-    assert_false(exttrans_option_name("Resign threshold -spin 1 1 2", tiny, sizeof tiny));
+    char longname[EXT_OPTION_NAME_MAX + 16];
+    memset(longname, 'x', EXT_OPTION_NAME_MAX);
+    snprintf(longname + EXT_OPTION_NAME_MAX, 16, " -spin 1 1 2");
+    ExtOption o;
+    assert_false(exttrans_xboard_option(longname, &o));
+    longname[EXT_OPTION_NAME_MAX - 1] = ' ';
+    longname[EXT_OPTION_NAME_MAX] = '\0';
+    strcat(longname, "-spin 1 1 2");
+    assert_true(exttrans_xboard_option(longname + 1, &o));
+}
+
+/* "NAME expected TYPE [MIN MAX]" for an option: the type, and the range when ranged. */
+static void expect_option(const ExtOption *o, const char *name, const char *type, bool ranged,
+                          double min, double max)
+{
+    assert_string_equal(o->name, name);
+    assert_string_equal(o->type, type);
+    assert_int_equal(o->ranged, ranged);
+    if (ranged) {
+        assert_true(o->min == min);
+        assert_true(o->max == max);
+    }
+}
+
+/* XBoard's types and the ranges of spin and slider ("NAME -spin DEF MIN MAX"). */
+static void test_xboard_option_ranges(void **state)
+{
+    (void)state;
+    ExtOption o;
+    assert_true(exttrans_xboard_option("Resign threshold -spin 500 100 16000", &o));
+    expect_option(&o, "Resign threshold", "spin", true, 100, 16000);
+    assert_true(exttrans_xboard_option("Contempt -slider 0 -100 100", &o));
+    expect_option(&o, "Contempt", "slider", true, -100, 100);
+    assert_true(exttrans_xboard_option("Claim repetitions -check 1", &o));
+    expect_option(&o, "Claim repetitions", "check", false, 0, 0);
+    /* a spin without its three numbers has no range */
+    assert_true(exttrans_xboard_option("Odd -spin 5 1", &o));
+    expect_option(&o, "Odd", "spin", false, 0, 0);
+    assert_true(exttrans_xboard_option("Odd -spin 5 1 x9", &o));
+    expect_option(&o, "Odd", "spin", false, 0, 0);
+}
+
+/* UCI "option name NAME type T ..." (names with blanks; min and max anywhere after the
+ * type) and UCCI "option NAME type T ..."; what is not an option line of the protocol
+ * is refused. */
+static void test_uci_options(void **state)
+{
+    (void)state;
+    ExtOption o;
+    assert_true(exttrans_parse_option(
+        PROTO_EXT_UCI, "option name Skill Level type spin default 20 min 0 max 20", &o));
+    expect_option(&o, "Skill Level", "spin", true, 0, 20);
+    assert_true(exttrans_parse_option(
+        PROTO_EXT_UCI1, "option name Slow Mover type spin default 100 min 10 max 1000", &o));
+    expect_option(&o, "Slow Mover", "spin", true, 10, 1000);
+    assert_true(
+        exttrans_parse_option(PROTO_EXT_UCI, "option name Ponder type check default false", &o));
+    expect_option(&o, "Ponder", "check", false, 0, 0);
+    assert_true(exttrans_parse_option(
+        PROTO_EXT_UCI, "option name UCI_Variant type combo default chess var chess var xiangqi",
+        &o));
+    expect_option(&o, "UCI_Variant", "combo", false, 0, 0);
+    assert_true(exttrans_parse_option(PROTO_EXT_UCI, "option name Clear Hash type button", &o));
+    expect_option(&o, "Clear Hash", "button", false, 0, 0);
+    /* a spin needs both bounds, each a number */
+    assert_true(
+        exttrans_parse_option(PROTO_EXT_UCI, "option name Hash type spin default 16 max 99", &o));
+    expect_option(&o, "Hash", "spin", false, 0, 0);
+    assert_true(exttrans_parse_option(PROTO_EXT_UCI,
+                                      "option name Hash type spin default 16 min 1x max 99", &o));
+    expect_option(&o, "Hash", "spin", false, 0, 0);
+    assert_true(exttrans_parse_option(PROTO_EXT_UCCI,
+                                      "option hashsize type spin min 0 max 1024 default 16", &o));
+    expect_option(&o, "hashsize", "spin", true, 0, 1024);
+    assert_true(
+        exttrans_parse_option(PROTO_EXT_UCCI, "option usemillisec type check default false", &o));
+    expect_option(&o, "usemillisec", "check", false, 0, 0);
+
+    const char *bad_uci[] = {
+        "option name type spin", "option Hash type spin min 1 max 2", "option name Hash",
+        "info depth 1",          "options name Hash type spin",       ""};
+    for (size_t i = 0; i < sizeof bad_uci / sizeof bad_uci[0]; i++)
+        if (exttrans_parse_option(PROTO_EXT_UCI, bad_uci[i], &o))
+            fail_msg("UCI '%s' accepted as '%s'", bad_uci[i], o.name);
+    if (exttrans_parse_option(PROTO_EXT_UCCI, "option type spin", &o))
+        fail_msg("UCCI 'option type spin' accepted as '%s'", o.name);
 }
 
 static void test_variants(void **state)
@@ -330,6 +415,8 @@ int main(void)
         cmocka_unit_test(test_thinking_lines),
         cmocka_unit_test(test_features),
         cmocka_unit_test(test_option_names),
+        cmocka_unit_test(test_xboard_option_ranges),
+        cmocka_unit_test(test_uci_options),
         cmocka_unit_test(test_variants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

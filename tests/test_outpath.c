@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "outpath.h"
+#include "contracts/outpath.h"
 
 typedef struct {
     char dir[64];

@@ -21,6 +21,7 @@
 #include "opening.h"
 #include "pgn.h"
 #include "record.h"
+#include "rng.h"
 #include "rules.h"
 #include "wxf.h"
 
@@ -28,14 +29,6 @@
 static Position g_pos, g_pos2;
 static GameRecord g_rec, g_rec2;
 static Engine *g_engine;
-
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 static void set_fen(Position *pos, const char *fen)
 {

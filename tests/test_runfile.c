@@ -29,6 +29,7 @@
 #include "contracts/runfile.h"
 #include "movegen.h"
 #include "notation.h"
+#include "rng.h"
 #include "rules.h"
 #include "tests/support/scratch.h"
 
@@ -37,14 +38,6 @@ static GameRecord g_rec, g_back;
 
 static const char *const OPENING_FEN =
     "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C1N2/9/RNBAKAB1R b - - 3 2";
-
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 /* A random legal game from seed: ended by the rules, or drawn at max_plies. The first two
  * plies are marked as opening moves. */
@@ -63,13 +56,13 @@ static void play_game(GameRecord *r, uint64_t seed, int max_plies, const char *f
         gen_legal(&g_pos, &list);
         assert_true(list.count > 0);
         RecordPly *p = &r->plies[r->nplies++];
-        p->move = list.moves[mix(&s) % (unsigned)list.count];
-        p->best = mix(&s) % 4 ? p->move : list.moves[0];
-        p->score = (int16_t)((int)(mix(&s) % 2001) - 1000);
-        p->depth = (uint8_t)(i < 2 ? 0 : 1 + mix(&s) % 20);
+        p->move = list.moves[rng_next(&s) % (unsigned)list.count];
+        p->best = rng_next(&s) % 4 ? p->move : list.moves[0];
+        p->score = (int16_t)((int)(rng_next(&s) % 2001) - 1000);
+        p->depth = (uint8_t)(i < 2 ? 0 : 1 + rng_next(&s) % 20);
         p->flags =
             (uint8_t)(record_move_flags(&g_pos, p->move) | (i < 2 ? RECORD_FLAG_OPENING : 0));
-        p->nodes = (uint32_t)mix(&s);
+        p->nodes = (uint32_t)rng_next(&s);
         pos_do_move(&g_pos, p->move);
         Verdict v = rules_judge_game(&g_pos);
         if (v.result != RESULT_NONE) {
@@ -682,7 +675,7 @@ static void test_corrupt_files(void **state)
     unsigned char noise[4096];
     uint64_t s = 42;
     for (size_t i = 0; i < sizeof noise; i++)
-        noise[i] = (unsigned char)mix(&s);
+        noise[i] = (unsigned char)rng_next(&s);
     spit(bad, noise, sizeof noise);
     expect_refused(bad, "HDF5");
 

@@ -36,7 +36,7 @@
 #include "tuning/match.h"
 #include "tuning/model.h"
 #include "tuning/qresolve.h"
-#include "tuning/rng.h"
+#include "rng.h"
 #include "tuning/synth.h"
 #include "tuning/trace.h"
 

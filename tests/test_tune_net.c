@@ -23,7 +23,7 @@
 #include "nnue.h"
 #include "position.h"
 #include "record.h"
-#include "tuning/rng.h"
+#include "rng.h"
 #include "tuning/comm.h"
 #include "tuning/netdata.h"
 #include "tuning/netexport.h"

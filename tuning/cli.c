@@ -8,7 +8,7 @@
 #include "error.h"
 #include "nnue.h"
 #include "numparse.h"
-#include "outpath.h"
+#include "contracts/outpath.h"
 #include "weights.h"
 
 #ifndef CHUHE_VERSION

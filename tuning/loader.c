@@ -54,6 +54,14 @@ typedef struct {
     uint64_t checked, check_quota;
 } TraceSink;
 
+/* A position's or game's place in the input: file index and row (position) or game id.
+ * Every random choice of the load is a hash of the seed and of such a place, never of
+ * the rank that holds it, so a run gives the same data on any number of ranks. */
+static uint64_t place_of(uint64_t file, uint64_t row)
+{
+    return file << 40 | row;
+}
+
 static bool keys_push(KeyList *k, uint64_t key, uint64_t place)
 {
     if (k->n == k->cap) {
@@ -148,7 +156,7 @@ static bool take(Loader *L, const char *path, uint64_t file, const RunPosition *
     }
     int red = packed_side(&r->board) == RED;
     int score = red ? r->score : -r->score, result = red ? r->result : -r->result;
-    uint64_t place = rng_place(file, row);
+    uint64_t place = place_of(file, row);
     LoadError why;
     if (!L->sink->add(L->sink->ctx, set, L->pos, score, result, (uint32_t)(rng_mix(place) >> 32),
                       &why))
@@ -170,7 +178,7 @@ static bool take(Loader *L, const char *path, uint64_t file, const RunPosition *
 static uint64_t opening_key(uint64_t file, const RunGame *g, const RunPosition *first_searched)
 {
     if (first_searched->ply == 0)
-        return rng_mix(rng_place(file, g->pair_id) ^ 0x70616972ULL);
+        return rng_mix(place_of(file, g->pair_id) ^ 0x70616972ULL);
     uint64_t h = 0x6f70656eULL;
     for (int i = 0; i <= PACKED_SIDE; i++)
         h = rng_mix(h ^ first_searched->board.b[i]);
@@ -190,7 +198,7 @@ static bool finish_game(Loader *L, const char *path, uint64_t file, const RunGam
         pick[i] = i;
     if (k < n) {
         /* partial Fisher-Yates, then back into ply order */
-        uint64_t s = rng_mix(o->seed ^ rng_mix(rng_place(file, g->game_id) ^ 0x5a4d504c45ULL));
+        uint64_t s = rng_mix(o->seed ^ rng_mix(place_of(file, g->game_id) ^ 0x5a4d504c45ULL));
         for (int i = 0; i < k; i++) {
             int j = i + (int)rng_below(&s, (uint64_t)(n - i));
             int t = pick[i];

@@ -7,7 +7,7 @@
  * game is never split between ranks.
  *
  * Selection, in this order, with every random choice a hash of the seed and the
- * position's place in the files (rng.h), so it is the same on any number of ranks:
+ * position's place in the files (loader.c: place_of), so it is the same on any number of ranks:
  *   1. drop positions before ply skip_plies, forced opening moves (their score is not a
  *      search score), positions in check (unless keep_in_check), |score| > max_score
  *      (0: no limit, as in the coordinator's export), and, without qresolve or

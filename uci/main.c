@@ -6,12 +6,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "outpath.h"
+#include "contracts/outpath.h"
 #include "uci.h"
 
 #ifndef CHUHE_VERSION
 #define CHUHE_VERSION "unknown"
 #endif
+
+/* The exit status once the standard output is written out (outpath.h). */
+static int finish(int status)
+{
+    char msg[160];
+    status = outpath_finish_stdout(status, msg, sizeof msg);
+    if (msg[0])
+        fprintf(stderr, "chuhe-engine: %s\n", msg);
+    return status;
+}
 
 static void usage(FILE *f)
 {
@@ -34,11 +44,11 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         usage(stdout);
-        return outpath_finish_stdout("chuhe-engine", 0);
+        return finish(0);
     }
     if (argc == 2 && !strcmp(argv[1], "--version")) {
         printf("chuhe-engine %s\n", CHUHE_VERSION);
-        return outpath_finish_stdout("chuhe-engine", 0);
+        return finish(0);
     }
     Uci uci;
     if (!uci_init(&uci, stdout)) {
@@ -62,10 +72,10 @@ int main(int argc, char **argv)
         UciStatus status = uci_command(&uci, line);
         free(line);
         uci_finish(&uci, true);
-        return outpath_finish_stdout("chuhe-engine", (int)status);
+        return finish((int)status);
     } else {
         uci_loop(&uci, stdin);
         uci_finish(&uci, false);
     }
-    return outpath_finish_stdout("chuhe-engine", 0);
+    return finish(0);
 }

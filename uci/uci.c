@@ -15,7 +15,7 @@
 #include "movegen.h"
 #include "notation.h"
 #include "numparse.h"
-#include "outpath.h"
+#include "contracts/outpath.h"
 #include "rules.h"
 
 #ifndef CHUHE_VERSION

@@ -17,6 +17,7 @@
 #include "error.h"
 #include "numparse.h"
 #include "timeman.h"
+#include "contracts/zmqmon.h"
 
 enum {
     HEARTBEAT_MS = 1000,
@@ -128,20 +129,16 @@ Link *link_open(void *ctx, const char *endpoint, const char *identity, uint32_t 
     /* Connection events tell a new connection (a restarted coordinator, a network
      * break) from the first, so that HELLO and the unacknowledged games go out again at
      * once rather than at the next resend. */
-    char mon[64];
+    char mon[64], msg[256];
     snprintf(mon, sizeof mon, "inproc://chuhe-link-%u", rank);
-    if (zmq_socket_monitor(l->sock, mon,
-                           ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
-                               ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
-                               ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
-                               ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) != 0)
-        WORKER_FATAL("zmq_socket_monitor: %s", zmq_strerror(zmq_errno()));
-    l->monitor = zmq_socket(ctx, ZMQ_PAIR);
+    l->monitor =
+        zmqmon_open(ctx, l->sock, mon,
+                    ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
+                        ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                        ZMQ_EVENT_HANDSHAKE_FAILED_AUTH,
+                    msg, sizeof msg);
     if (!l->monitor)
-        WORKER_FATAL("zmq_socket: %s", zmq_strerror(zmq_errno()));
-    setopt_int(l->monitor, ZMQ_LINGER, 0, "ZMQ_LINGER");
-    if (zmq_connect(l->monitor, mon) != 0)
-        WORKER_FATAL("zmq_connect(%s): %s", mon, zmq_strerror(zmq_errno()));
+        WORKER_FATAL("%s", msg);
     if (zmq_connect(l->sock, endpoint) != 0) {
         /* an endpoint link_endpoint_check let through that ZeroMQ still refuses */
         error_set(err, size, "cannot connect to %s: %s", endpoint, zmq_strerror(zmq_errno()));
@@ -414,23 +411,16 @@ static void handshake_failed(Link *l, uint16_t event, uint32_t value)
 static void monitor_events(Link *l)
 {
     for (;;) {
-        uint8_t ev[6];
-        char addr[256];
-        int n = zmq_recv(l->monitor, ev, sizeof ev, ZMQ_DONTWAIT);
-        if (n < 0) {
-            if (zmq_errno() == EAGAIN || zmq_errno() == EINTR)
-                return;
-            WORKER_FATAL("zmq_recv(monitor): %s", zmq_strerror(zmq_errno()));
+        ZmqmonEvent ev;
+        int error;
+        if (!zmqmon_next(l->monitor, &ev, &error)) {
+            if (error)
+                WORKER_FATAL("zmq_recv(monitor): %s", zmq_strerror(error));
+            return;
         }
-        /* the event frame (u16 event, u32 value, host order) and the endpoint frame */
-        int a = zmq_recv(l->monitor, addr, sizeof addr - 1, 0);
-        if (a < 0)
-            WORKER_FATAL("zmq_recv(monitor): %s", zmq_strerror(zmq_errno()));
-        addr[a < (int)sizeof addr ? a : (int)sizeof addr - 1] = '\0';
-        uint16_t event;
-        uint32_t value;
-        memcpy(&event, ev, sizeof event);
-        memcpy(&value, ev + 2, sizeof value);
+        uint16_t event = ev.event;
+        uint32_t value = ev.value;
+        const char *addr = ev.endpoint;
         if (event == ZMQ_EVENT_DISCONNECTED) {
             if (l->up)
                 diag_warn("lost the connection to %s; reconnecting", addr);

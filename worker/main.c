@@ -19,7 +19,7 @@
 
 #include "link.h"
 #include "numparse.h"
-#include "outpath.h"
+#include "contracts/outpath.h"
 #include "play.h"
 #include "diag.h"
 #include "timeman.h"
@@ -443,7 +443,11 @@ static void close_zmq(Rank *r, void *ctx, bool deliver)
 static int finalize(int status)
 {
     WORKER_MPI(MPI_Finalize());
-    return outpath_finish_stdout("chuhe-worker", status);
+    char msg[160];
+    status = outpath_finish_stdout(status, msg, sizeof msg);
+    if (msg[0])
+        diag_warn("%s", msg);
+    return status;
 }
 
 int main(int argc, char **argv)

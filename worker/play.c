@@ -7,12 +7,20 @@
 
 #include "diag.h"
 #include "error.h"
-#include "tuning/rng.h"
+#include "rng.h"
+
+/* An external engine's line worth a log: an informational line of the rank. */
+static void note_line(void *ctx, const char *text)
+{
+    (void)ctx;
+    diag_info("%s", text);
+}
 
 void play_engines_init(PlayEngines *pe)
 {
     memset(pe, 0, sizeof *pe);
     extpool_init(&pe->pool);
+    extpool_set_note(&pe->pool, note_line, NULL);
 }
 
 void play_engines_free(PlayEngines *pe)

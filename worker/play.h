@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "extpool.h"
+#include "extengine/extpool.h"
 #include "game.h"
 #include "contracts/protocol.h"
 

@@ -25,17 +25,10 @@
 #include "coordinator/coord_config.h"
 #include "contracts/runfile.h"
 #include "movegen.h"
+#include "rng.h"
 #include "rules.h"
 
 enum { FORGE_MAX_PLAYERS = 8, FORGE_MAX_PLIES = 60 };
-
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 /* A random legal game from the start position, ended by the rules or drawn by the move
  * limit; false when it does not validate. */
@@ -53,7 +46,7 @@ static bool random_game(GameRecord *r, uint64_t seed)
         MoveList list;
         gen_legal(&pos, &list);
         RecordPly *p = &r->plies[r->nplies++];
-        p->move = list.moves[mix(&seed) % (unsigned)list.count];
+        p->move = list.moves[rng_next(&seed) % (unsigned)list.count];
         p->best = p->move;
         p->depth = 1;
         p->flags = (uint8_t)record_move_flags(&pos, p->move);

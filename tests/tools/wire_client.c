@@ -37,6 +37,7 @@
 #include "contracts/protocol.h"
 #include "movegen.h"
 #include "position.h"
+#include "rng.h"
 #include "rules.h"
 #include "timeman.h"
 
@@ -139,14 +140,6 @@ static int print_reply(void)
     return 0;
 }
 
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 static Position pos;
 
 /* Starts game g of a pair: its opening, plies flagged as such. */
@@ -199,7 +192,7 @@ static bool random_game(const ProtoWork *w, unsigned g, ProtoMsg *out)
         MoveList list;
         gen_legal(&pos, &list);
         RecordPly p = {
-            .move = list.moves[mix(&seed) % (unsigned)list.count], .depth = 1, .nodes = 1};
+            .move = list.moves[rng_next(&seed) % (unsigned)list.count], .depth = 1, .nodes = 1};
         p.best = p.move;
         p.flags = record_move_flags(&pos, p.move);
         record_push(r, &p);

@@ -33,6 +33,9 @@ struct ExtEngine {
     const ExtDialog *dialog;
     void *state;        /* dialog->state_size bytes, NULL when 0 */
     char last_move[24]; /* the move text of the last search's answer, as sent; "" none */
+    ExtNoteFn note;     /* NULL: lines worth a log are dropped */
+    void *note_ctx;
+    ExtOptions options; /* announced at the last handshake */
 };
 
 struct ExtDialog {
@@ -58,8 +61,16 @@ struct ExtDialog {
 /* Ends the process (polite: "quit" first) and forgets its state. */
 void extdialog_stop(ExtEngine *e, bool polite);
 
-/* Reads lines until one starts with the words want; false (engine stopped) otherwise. */
-bool extdialog_expect(ExtEngine *e, const char *want, int64_t deadline);
+/* Hands a line worth a log to the engine's note hook (extengine_set_note). */
+void extdialog_note(ExtEngine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Reads lines until one starts with the words want, handing every other line to seen
+ * (NULL: none); false (engine stopped) when none comes before deadline. */
+bool extdialog_expect(ExtEngine *e, const char *want, int64_t deadline,
+                      void (*seen)(ExtEngine *, const char *));
+
+/* Notes an option the engine announced (past EXT_OPTIONS_MAX: options.cut). */
+void extdialog_add_option(ExtEngine *e, const ExtOption *o);
 
 /* Calls fn(e, name, value) for every Name=Value of the configured options; false at
  * the first that is malformed or that fn refuses. */

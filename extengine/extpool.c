@@ -24,6 +24,14 @@ void extpool_set_idle(ExtPool *pool, ExtIdleFn fn, void *ctx)
         extengine_set_idle(pool->engines[i], fn, ctx);
 }
 
+void extpool_set_note(ExtPool *pool, ExtNoteFn fn, void *ctx)
+{
+    pool->note = fn;
+    pool->note_ctx = ctx;
+    for (int i = 0; i < pool->count; i++)
+        extengine_set_note(pool->engines[i], fn, ctx);
+}
+
 int extpool_count(const ExtPool *pool)
 {
     return pool->count;
@@ -58,6 +66,7 @@ ExtEngine *extpool_get(ExtPool *pool, const ExtEngineConfig *cfg, const ExtEngin
         return NULL;
     }
     extengine_set_idle(e, pool->idle, pool->idle_ctx);
+    extengine_set_note(e, pool->note, pool->note_ctx);
     if (pool->count == EXTPOOL_MAX)
         evict(pool, busy);
     pool->engines[pool->count] = e;

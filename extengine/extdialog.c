@@ -1,5 +1,6 @@
 #include "extdialog.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +13,18 @@ void extdialog_stop(ExtEngine *e, bool polite)
     extproc_stop(&e->proc, polite, "quit");
     if (e->state)
         memset(e->state, 0, e->dialog->state_size);
+}
+
+void extdialog_note(ExtEngine *e, const char *fmt, ...)
+{
+    if (!e->note)
+        return;
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    e->note(e->note_ctx, text);
 }
 
 int extdialog_startup_ms(const ExtEngine *e)
@@ -30,7 +43,8 @@ bool extdialog_starts_with(const char *line, const char *word)
     return !strncmp(line, word, n) && (line[n] == '\0' || line[n] == ' ');
 }
 
-bool extdialog_expect(ExtEngine *e, const char *want, int64_t deadline)
+bool extdialog_expect(ExtEngine *e, const char *want, int64_t deadline,
+                      void (*seen)(ExtEngine *, const char *))
 {
     char line[EXTPROC_LINE_MAX];
     for (;;) {
@@ -43,7 +57,18 @@ bool extdialog_expect(ExtEngine *e, const char *want, int64_t deadline)
         }
         if (extdialog_starts_with(line, want))
             return true;
+        if (seen)
+            seen(e, line);
     }
+}
+
+void extdialog_add_option(ExtEngine *e, const ExtOption *o)
+{
+    ExtOptions *list = &e->options;
+    if (list->n == EXT_OPTIONS_MAX)
+        list->cut = true;
+    else
+        list->opt[list->n++] = *o;
 }
 
 bool extdialog_each_option(ExtEngine *e, bool (*fn)(ExtEngine *, const char *, const char *))

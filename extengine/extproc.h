@@ -3,18 +3,18 @@
  * shell), lines written whole, lines read with poll() before a deadline.
  *
  * The engine runs in a process group of its own and inherits no descriptor but its
- * stdin, stdout and stderr (not the worker's sockets or files); stopping it kills the
+ * stdin, stdout and stderr (not the program's sockets or files); stopping it kills the
  * whole group, so that the processes an engine starts do not outlive it (and hold no
- * pipe of the worker's, such as mpirun's stderr, open). A line longer than
+ * pipe of the program's, such as mpirun's stderr, open). A line longer than
  * EXTPROC_LINE_MAX bytes is a protocol failure of the engine: the read fails with an
  * error that says so.
  *
  * While it waits for a line, a reader calls an idle hook at least every EXTPROC_IDLE_MS
- * (the worker keeps its coordinator link alive there), however long the engine thinks.
+ * (a worker keeps its coordinator link alive there), however long the engine thinks.
  * The fields are the module's own; callers use the functions.
  */
-#ifndef CHUHE_WORKER_EXTPROC_H
-#define CHUHE_WORKER_EXTPROC_H
+#ifndef CHUHE_EXTPROC_H
+#define CHUHE_EXTPROC_H
 
 #include <stdbool.h>
 #include <stddef.h>

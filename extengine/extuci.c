@@ -44,7 +44,7 @@ static bool uci_option(ExtEngine *e, const char *name, const char *value)
 static bool uci_ready(ExtEngine *e)
 {
     return extproc_send(&e->proc, "isready") &&
-           extdialog_expect(e, "readyok", time_now_ms() + extdialog_ready_ms(e));
+           extdialog_expect(e, "readyok", time_now_ms() + extdialog_ready_ms(e), NULL);
 }
 
 /* An option sent at the handshake; Ponder=true turns pondering on. */
@@ -55,12 +55,20 @@ static bool uci_handshake_option(ExtEngine *e, const char *name, const char *val
     return uci_option(e, name, value);
 }
 
+/* A line before uciok (ucciok): an option the engine announces is noted. */
+static void uci_announced(ExtEngine *e, const char *line)
+{
+    ExtOption o;
+    if (exttrans_parse_option(e->cfg.proto, line, &o))
+        extdialog_add_option(e, &o);
+}
+
 static bool uci_handshake(ExtEngine *e)
 {
     bool ucci = is_ucci(e);
-    bool ok =
-        extproc_send(&e->proc, ucci ? "ucci" : "uci") &&
-        extdialog_expect(e, ucci ? "ucciok" : "uciok", time_now_ms() + extdialog_startup_ms(e));
+    bool ok = extproc_send(&e->proc, ucci ? "ucci" : "uci") &&
+              extdialog_expect(e, ucci ? "ucciok" : "uciok",
+                               time_now_ms() + extdialog_startup_ms(e), uci_announced);
     if (ok && e->cfg.proto == PROTO_EXT_UCI1)
         ok = uci_option(e, "UCI_Variant", "xiangqi");
     return ok && extdialog_each_option(e, uci_handshake_option) && uci_ready(e);

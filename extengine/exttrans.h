@@ -1,7 +1,7 @@
 /*
  * The text of the external engine protocols, translated to and from chuhe's forms:
- * moves, positions and search reports. Pure functions on strings, so every dialect's
- * quirks are tested without a process.
+ * moves, positions, search reports and the options an engine announces. Pure functions
+ * on strings, so every dialect's quirks are tested without a process.
  *
  *   protocol  moves                               FEN letters       search report
  *   uci       files a-i, ranks 0-9 ("h2e2")       chuhe's (n, b)    info ... score cp|mate
@@ -10,14 +10,26 @@
  *   xboard    files a-i, ranks 0-9 (XBoard counts  h horse, e        "ply score time nodes pv"
  *             from 0 on boards of ten ranks)        elephant
  */
-#ifndef CHUHE_WORKER_EXTTRANS_H
-#define CHUHE_WORKER_EXTTRANS_H
+#ifndef CHUHE_EXTTRANS_H
+#define CHUHE_EXTTRANS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "contracts/protocol.h"
 #include "search.h"
+
+enum { EXT_OPTION_NAME_MAX = 128 };
+
+/* One option an engine announced. type is the protocol's word (spin, check, combo,
+ * button, string, ...; XBoard's without its dash); a spin (XBoard: spin or slider) that
+ * gives both bounds is ranged, with them in min and max. */
+typedef struct {
+    char name[EXT_OPTION_NAME_MAX];
+    char type[16];
+    bool ranged;
+    double min, max;
+} ExtOption;
 
 /* chuhe's move text ("h2e2") in protocol p's form; false (buf "") when m is not a
  * move text or buf is too small (8 bytes are always enough). */
@@ -54,9 +66,18 @@ bool exttrans_parse_thinking(const char *line, SearchResult *out);
 bool exttrans_next_feature(const char **cursor, char *name, size_t nsize, char *value,
                            size_t vsize);
 
-/* The NAME of an XBoard option feature value "NAME -TYPE ..."; false when it has no
- * " -TYPE" part or the name does not fit. */
-bool exttrans_option_name(const char *value, char *name, size_t size);
+/*
+ * A UCI option line "option name NAME type T [default D] [min A] [max B] [var V]..."
+ * (UCCI, p == PROTO_EXT_UCCI: "option NAME type T [min A] [max B] [default D]"). NAME may
+ * hold blanks. False when the line is not an option of that form, or its name or type
+ * does not fit.
+ */
+bool exttrans_parse_option(ProtoExtProtocol p, const char *line, ExtOption *out);
+
+/* The value of an XBoard option feature, "NAME -TYPE ..." ("NAME -spin DEF MIN MAX",
+ * "NAME -slider DEF MIN MAX"); false when it has no " -TYPE" part or the name does not
+ * fit. */
+bool exttrans_xboard_option(const char *value, ExtOption *out);
 
 /* Whether the comma-separated XBoard variants list holds name. */
 bool exttrans_has_variant(const char *list, const char *name);

@@ -225,7 +225,7 @@ bool extproc_spawn(ExtProc *p, const char *command, const char *dir)
     snprintf(cmd, sizeof cmd, "%s", command);
     if (split_args(cmd, argv) == 0)
         return extproc_fail(p, "empty engine command");
-    /* A dead engine's pipe must not kill the worker. */
+    /* A dead engine's pipe must not kill the program. */
     if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
         return extproc_fail(p, "signal: %s", strerror(errno));
     int in[2], out[2];
@@ -256,7 +256,7 @@ bool extproc_spawn(ExtProc *p, const char *command, const char *dir)
             _exit(127);
         close_from(3);
 #ifdef __linux__
-        /* a worker that dies without stopping it takes the engine with it */
+        /* a program that dies without stopping it takes the engine with it */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
         if (dir[0] && chdir(dir) != 0)

@@ -1,5 +1,6 @@
 /*
- * Output paths, checked before any work starts.
+ * Output paths, checked before any work starts (a contract of every program: none
+ * writes over a run file). It prints nothing: errors come back as text.
  *
  * Every chuhe program that writes a file asks outpath_check first, with the files it
  * reads in the same command, so that a mistyped option costs nothing: no program writes
@@ -38,8 +39,9 @@ bool outpath_same(const char *a, const char *b);
 bool outpath_is_hdf5(const char *path);
 
 /* A program's exit status once its standard output is flushed and closed: status, or 1
- * when writing it failed (a full disk, a closed pipe), said on stderr as "PROGRAM:
- * writing the standard output failed: ...". Called last, by every program. */
-int outpath_finish_stdout(const char *program, int status);
+ * when writing it failed (a full disk, a closed pipe), with "writing the standard output
+ * failed: REASON" in msg[size] ("" when it did not fail), which the program says on
+ * stderr in its own way. Called last, by every program. */
+int outpath_finish_stdout(int status, char *msg, size_t size);
 
 #endif

@@ -3,21 +3,17 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "diag.h"
 #include "record.h"
 #include "timeman.h"
 
 enum {
     XB_FEATURE_WAIT_MS = 2000, /* protocol 2: features come within 2 s unless done=0 */
-    XB_OPTIONS_MAX = 4096,
 };
 
 /* What an XBoard engine announced in its features. */
 typedef struct {
     bool ping, setboard, usermove, time, reuse, memory, smp, xiangqi;
     char myname[128];
-    char options[XB_OPTIONS_MAX]; /* announced option names, each followed by '\n' */
-    bool options_cut;             /* more were announced than options holds */
 } XbFeatures;
 
 /* The game an XBoard engine's board holds: after "new", fen set by setboard and the
@@ -47,7 +43,7 @@ static XbBoard *xb_board_of(const ExtEngine *e)
     return &((XbState *)e->state)->board;
 }
 
-/* The boolean features the worker acts on, by name. */
+/* The boolean features the dialogue acts on, by name. */
 static bool *xb_flag(XbFeatures *f, const char *name)
 {
     const struct {
@@ -62,7 +58,7 @@ static bool *xb_flag(XbFeatures *f, const char *name)
     return NULL;
 }
 
-/* Notes a feature; false when the worker does not take it (answered "rejected"). */
+/* Notes a feature; false when the dialogue does not take it (answered "rejected"). */
 static bool xb_feature(ExtEngine *e, const char *name, const char *value)
 {
     static const char *const KNOWN[] = {"done",   "playother", "draw",    "sigterm",  "analyze",
@@ -78,16 +74,12 @@ static bool xb_feature(ExtEngine *e, const char *name, const char *value)
     } else if (!strcmp(name, "variants")) {
         f->xiangqi = exttrans_has_variant(value, "xiangqi");
     } else if (!strcmp(name, "san") || !strcmp(name, "sigint")) {
-        return !on; /* coordinate moves only; the worker never sends SIGINT */
+        return !on; /* coordinate moves only; SIGINT is never sent */
     } else if (!strcmp(name, "option")) {
-        char opt[256];
-        size_t used = strlen(f->options);
-        if (!exttrans_option_name(value, opt, sizeof opt))
+        ExtOption o;
+        if (!exttrans_xboard_option(value, &o))
             return false;
-        if (used + strlen(opt) + 2 > sizeof f->options)
-            f->options_cut = true;
-        else
-            snprintf(f->options + used, sizeof f->options - used, "%s\n", opt);
+        extdialog_add_option(e, &o);
     } else {
         for (size_t i = 0; i < sizeof KNOWN / sizeof KNOWN[0]; i++)
             if (!strcmp(name, KNOWN[i]))
@@ -142,16 +134,12 @@ static bool xb_features(ExtEngine *e)
 
 static bool xb_has_option(const ExtEngine *e, const char *name)
 {
-    const XbFeatures *f = xb_features_of(e);
-    if (f->options_cut || !f->options[0])
+    const ExtOptions *o = &e->options;
+    if (o->cut || !o->n)
         return true; /* nothing (complete) to check against */
-    size_t n = strlen(name);
-    for (const char *s = f->options; *s;) {
-        const char *nl = strchr(s, '\n');
-        if ((size_t)(nl - s) == n && !strncmp(s, name, n))
+    for (int i = 0; i < o->n; i++)
+        if (!strcmp(o->opt[i].name, name))
             return true;
-        s = nl + 1;
-    }
     return false;
 }
 
@@ -179,7 +167,7 @@ static bool xb_ready(ExtEngine *e)
     char want[32];
     snprintf(want, sizeof want, "pong %d", id);
     return extproc_send(&e->proc, "ping %d", id) &&
-           extdialog_expect(e, want, time_now_ms() + extdialog_ready_ms(e));
+           extdialog_expect(e, want, time_now_ms() + extdialog_ready_ms(e), NULL);
 }
 
 static bool xb_handshake(ExtEngine *e)
@@ -346,7 +334,7 @@ static bool xb_answer(ExtEngine *e, char *text, SearchResult *out, GameSearchSta
         return true;
     }
     if (is_claim(text)) {
-        diag_info("engine '%s' claims %.200s (the referee decides)", e->cfg.command, text);
+        extdialog_note(e, "engine '%s' claims %.200s (the referee decides)", e->cfg.command, text);
     } else if (!strncmp(text, "Illegal move", 12)) {
         /* it refused a move of the game: its board is not the game's */
         extproc_fail(&e->proc, "engine refused a move: %.200s", text);
@@ -354,7 +342,7 @@ static bool xb_answer(ExtEngine *e, char *text, SearchResult *out, GameSearchSta
         *st = GAME_SEARCH_CRASH;
         return true;
     } else if (!strncmp(text, "Error", 5) || extdialog_starts_with(text, "tellusererror")) {
-        diag_info("engine '%s': %.200s", e->cfg.command, text);
+        extdialog_note(e, "engine '%s': %.200s", e->cfg.command, text);
     } else {
         exttrans_parse_thinking(text, out);
     }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numparse.h"
 #include "score.h"
 
 enum {
@@ -253,25 +254,91 @@ bool exttrans_next_feature(const char **cursor, char *name, size_t nsize, char *
     return true;
 }
 
-/* Whether s starts with an XBoard option type word ("-spin ", "-check", ...). */
-static bool option_type_at(const char *s)
+/* The word at *s (blanks skipped) as [*word, *word + returned length); *s moves past it. */
+static size_t next_word(const char **s, const char **word)
+{
+    const char *p = *s;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    *word = p;
+    while (*p && *p != ' ' && *p != '\t')
+        p++;
+    *s = p;
+    return (size_t)(p - *word);
+}
+
+/* The word at *s as a number; false when it is none (or there is no word). */
+static bool next_number(const char **s, double *v)
+{
+    const char *w;
+    char text[64];
+    size_t n = next_word(s, &w);
+    return n && copy_span(text, sizeof text, w, n) &&
+           numparse_double("option", text, -1e300, 1e300, v, NULL, 0);
+}
+
+/* The name in [name, name + n) and the type word at type into out, not ranged. */
+static bool option_start(ExtOption *out, const char *name, size_t n, const char *type, size_t tn)
+{
+    memset(out, 0, sizeof *out);
+    return n && copy_span(out->name, sizeof out->name, name, n) &&
+           copy_span(out->type, sizeof out->type, type, tn);
+}
+
+bool exttrans_parse_option(ProtoExtProtocol p, const char *line, ExtOption *out)
+{
+    const char *s = line, *w;
+    size_t n = next_word(&s, &w);
+    if (n != 6 || strncmp(w, "option", 6))
+        return false;
+    if (p != PROTO_EXT_UCCI && ((n = next_word(&s, &w)) != 4 || strncmp(w, "name", 4)))
+        return false;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    const char *name = s, *type = strstr(s, " type ");
+    if (!type)
+        return false;
+    s = type + 6;
+    n = next_word(&s, &w);
+    if (!option_start(out, name, (size_t)(type - name), w, n))
+        return false;
+    bool has_min = false, has_max = false;
+    while ((n = next_word(&s, &w)) != 0) {
+        if (n == 3 && !strncmp(w, "min", 3))
+            has_min = next_number(&s, &out->min);
+        else if (n == 3 && !strncmp(w, "max", 3))
+            has_max = next_number(&s, &out->max);
+    }
+    out->ranged = !strcmp(out->type, "spin") && has_min && has_max;
+    return true;
+}
+
+/* The length of the XBoard option type word at s ("-spin", "-check", ...), 0 if none. */
+static size_t option_type_at(const char *s)
 {
     static const char *const TYPES[] = {"-button", "-save", "-reset", "-check",  "-string",
                                         "-file",   "-path", "-spin",  "-slider", "-combo"};
     for (size_t i = 0; i < sizeof TYPES / sizeof TYPES[0]; i++) {
         size_t n = strlen(TYPES[i]);
         if (!strncmp(s, TYPES[i], n) && (s[n] == ' ' || s[n] == '\0'))
-            return true;
+            return n;
     }
-    return false;
+    return 0;
 }
 
-bool exttrans_option_name(const char *value, char *name, size_t size)
+bool exttrans_xboard_option(const char *value, ExtOption *out)
 {
     const char *dash = strstr(value, " -");
     while (dash && !option_type_at(dash + 1))
         dash = strstr(dash + 1, " -");
-    return dash && dash != value && copy_span(name, size, value, (size_t)(dash - value));
+    if (!dash ||
+        !option_start(out, value, (size_t)(dash - value), dash + 2, option_type_at(dash + 1) - 1))
+        return false;
+    const char *s = dash + 1 + option_type_at(dash + 1);
+    double def;
+    out->ranged = (!strcmp(out->type, "spin") || !strcmp(out->type, "slider")) &&
+                  next_number(&s, &def) && next_number(&s, &out->min) && next_number(&s, &out->max);
+    return true;
 }
 
 bool exttrans_has_variant(const char *list, const char *name)

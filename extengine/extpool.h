@@ -1,5 +1,5 @@
 /*
- * A worker rank's external engines, kept across WORKs: one process per engine
+ * A program's external engines (a worker rank's), kept across WORKs: one process per engine
  * configuration (extengine_same_config), started on first use, handed to every later
  * WORK that names the same configuration, and stopped when the pool is freed. So a
  * round robin starts each of its engines once per rank, however the engines move
@@ -29,6 +29,8 @@ typedef struct {
     uint64_t uses;
     ExtIdleFn idle;
     void *idle_ctx;
+    ExtNoteFn note;
+    void *note_ctx;
 } ExtPool;
 
 /* An empty pool. */
@@ -37,6 +39,9 @@ void extpool_init(ExtPool *pool);
 void extpool_free(ExtPool *pool);
 /* fn(ctx) runs while any of the pool's engines is waited for (extengine_set_idle). */
 void extpool_set_idle(ExtPool *pool, ExtIdleFn fn, void *ctx);
+/* fn(ctx, text) takes the lines worth a log of every engine of the pool
+ * (extengine_set_note). */
+void extpool_set_note(ExtPool *pool, ExtNoteFn fn, void *ctx);
 
 /*
  * The engine for cfg, other than busy (the engine the other player of the WORK already

@@ -139,7 +139,7 @@ bool outpath_check(const char *option, const char *path, OutpathMode mode, bool 
     return true;
 }
 
-int outpath_finish_stdout(const char *program, int status)
+int outpath_finish_stdout(int status, char *msg, size_t size)
 {
     bool ok = fflush(stdout) == 0 && !ferror(stdout);
     int e = errno;
@@ -147,8 +147,10 @@ int outpath_finish_stdout(const char *program, int status)
         ok = false;
         e = errno;
     }
+    if (size)
+        msg[0] = '\0';
     if (ok)
         return status;
-    fprintf(stderr, "%s: writing the standard output failed: %s\n", program, strerror(e));
+    error_set(msg, size, "writing the standard output failed: %s", strerror(e));
     return status ? status : 1;
 }

@@ -50,6 +50,17 @@ void extengine_set_idle(ExtEngine *e, ExtIdleFn fn, void *ctx)
     extproc_set_idle(&e->proc, fn, ctx);
 }
 
+void extengine_set_note(ExtEngine *e, ExtNoteFn fn, void *ctx)
+{
+    e->note = fn;
+    e->note_ctx = ctx;
+}
+
+const ExtOptions *extengine_options(const ExtEngine *e)
+{
+    return &e->options;
+}
+
 uint64_t extengine_starts(const ExtEngine *e)
 {
     return e->proc.starts;
@@ -70,6 +81,8 @@ bool extengine_start(ExtEngine *e, char *err, size_t size)
     if (extproc_running(&e->proc))
         return true;
     e->proc.error[0] = '\0';
+    e->options.n = 0;
+    e->options.cut = false;
     if (extproc_spawn(&e->proc, e->cfg.command, e->cfg.dir) && e->dialog->handshake(e))
         return true;
     error_set(err, size, "engine '%.200s' (%s) did not start: %.250s", e->cfg.command,

@@ -13,11 +13,11 @@
  * An engine that dies, hangs past its deadline or breaks the protocol is killed; the
  * next search or new game starts it again, so a run goes on. An XBoard engine's
  * "resign" loses it the game. XBoard has no exact node limit: a nodes limit is not
- * sent to an XBoard engine (the coordinator and play_prepare refuse one). A UCI or UCCI
+ * sent to an XBoard engine (the coordinator and the worker refuse one). A UCI or UCCI
  * engine with Ponder=true among its options ponders between its moves, as in cutechess.
  */
-#ifndef CHUHE_WORKER_EXTENGINE_H
-#define CHUHE_WORKER_EXTENGINE_H
+#ifndef CHUHE_EXTENGINE_H
+#define CHUHE_EXTENGINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,7 +27,7 @@
 #include "exttrans.h"
 #include "game.h"
 
-enum { EXT_TEXT_MAX = 1024 };
+enum { EXT_TEXT_MAX = 1024, EXT_OPTIONS_MAX = 256 };
 
 typedef struct {
     ProtoExtProtocol proto;
@@ -40,7 +40,19 @@ typedef struct {
     int ready_ms;   /* for readyok or pong; 0: 10000 */
 } ExtEngineConfig;
 
+/* The options an engine announced at its handshake (exttrans.h parses each): UCI and
+ * UCCI "option" lines before uciok or ucciok, XBoard "feature option=" values. */
+typedef struct {
+    ExtOption opt[EXT_OPTIONS_MAX];
+    int n;
+    bool cut; /* more were announced than opt holds */
+} ExtOptions;
+
 typedef struct ExtEngine ExtEngine;
+
+/* A line worth a log that the engine sent (an XBoard engine's result claim or error
+ * message), as text naming the engine: the library prints nothing itself. */
+typedef void (*ExtNoteFn)(void *ctx, const char *text);
 
 /* A stopped engine with cfg; NULL when out of memory. */
 ExtEngine *extengine_new(const ExtEngineConfig *cfg);
@@ -52,6 +64,8 @@ bool extengine_start(ExtEngine *e, char *err, size_t size);
 bool extengine_same_config(const ExtEngine *e, const ExtEngineConfig *cfg);
 /* fn(ctx) is called at least every EXTPROC_IDLE_MS while e is waited for. */
 void extengine_set_idle(ExtEngine *e, ExtIdleFn fn, void *ctx);
+/* fn(ctx, text) is called with each line worth a log (fn NULL: none). */
+void extengine_set_note(ExtEngine *e, ExtNoteFn fn, void *ctx);
 
 /* GameSearchFn and the new-game hook of GamePlayer; ctx is the ExtEngine. */
 GameSearchStatus extengine_search(void *ctx, const char *start_fen, const char *const *moves,
@@ -61,6 +75,9 @@ void extengine_new_game(void *ctx);
 /* Stops a running engine's pondering (UCI and UCCI with Ponder=true among the options:
  * extuci.c), so that an engine the pool keeps idle takes no CPU. */
 void extengine_quiet(ExtEngine *e);
+
+/* The options the engine announced at its last start (none before the first). */
+const ExtOptions *extengine_options(const ExtEngine *e);
 
 /* How often the process was (re)started, and what killed earlier ones. */
 uint64_t extengine_starts(const ExtEngine *e);

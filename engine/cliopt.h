@@ -122,8 +122,8 @@ typedef enum {
 /*
  * Parses argv[0..argc-1] (the program's name already left out) against s and the
  * tables chained to it. The positional words go to pos[0..*npos-1] (pointers into
- * argv; pos has room for argc) in order; more than maxpos of them is an error naming
- * the first one too many. NULL pos: none allowed.
+ * argv; pos has room for maxpos, and may be argv itself) in order; more than maxpos of
+ * them is an error naming the first one too many. NULL pos: none allowed.
  */
 CliOptStatus cliopt_parse(const CliOptSpec *s, int argc, char **argv, char **pos, int *npos,
                           int maxpos, char *msg, size_t size);

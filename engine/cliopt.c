@@ -378,11 +378,12 @@ bool cliopt_parse_words(const CliOptSpec *s, const char *label, int n, char **wo
                         size_t size)
 {
     for (int i = 0; i < n; i++) {
-        const char *w = words[i], *eq = strchr(w, '=');
-        size_t klen = eq ? (size_t)(eq - w) : strlen(w);
+        const char *w = words[i], *value = NULL;
         char key[LABEL_MAX], sub[LABEL_MAX * 2], buf[SHOWN_MAX];
-        snprintf(key, sizeof key, "%.*s", (int)klen, w);
-        const CliOpt *o = find_n(s, w, klen);
+        if (!cliopt_split_kv(w, key, sizeof key, &value))
+            snprintf(key, sizeof key, "%s", w); /* a key alone ("builtin") */
+        const char *eq = value ? value - 1 : NULL;
+        const CliOpt *o = find_n(s, key, strlen(key));
         if (!o)
             return unknown_key(s, label, key, msg, size);
         snprintf(sub, sizeof sub, "%s %s", label, key);

@@ -1,4 +1,4 @@
-#include "outpath.h"
+#include "contracts/outpath.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cliopt.h"
 #include "error.h"
 #include "numparse.h"
 
@@ -543,13 +544,11 @@ static const char *const SPRT_KEYS[KEY_NB] = {"elo0", "elo1", "alpha", "beta", "
 /* The key of "key=value" (KEY_NB when unknown, -1 without "=") and its value. */
 static int sprt_key(const char *arg, const char **val)
 {
-    const char *eq = strchr(arg, '=');
-    if (!eq || eq == arg)
+    char key[64];
+    if (!cliopt_split_kv(arg, key, sizeof key, val))
         return -1;
-    *val = eq + 1;
-    size_t len = (size_t)(eq - arg);
     for (int k = 0; k < KEY_NB; k++)
-        if (strlen(SPRT_KEYS[k]) == len && strncmp(arg, SPRT_KEYS[k], len) == 0)
+        if (!strcmp(key, SPRT_KEYS[k]))
             return k;
     return KEY_NB;
 }

@@ -1,6 +1,8 @@
 /*
- * The tournament command line in the style of cutechess-cli and fastchess, rewritten
- * into the coordinator's own long options (coord_config.h), which stay valid beside it:
+ * The tournament command line in the style of cutechess-cli and fastchess: one more
+ * option table read by the shared parser (engine/cliopt.h) beside the coordinator's own
+ * long options (coord_options.h), which stay valid with it. Each tournament option sets
+ * the long options it stands for, which name it in messages as the user wrote it:
  *
  *   -engine name=N cmd=PROG [args=A] [dir=D] [proto=uci|uci1|ucci|xboard] [option.X=Y]...
  *           [ponder] [tc=B+I] [st=S] [nodes=N] [depth=N]  (its own limits: time odds)
@@ -9,9 +11,10 @@
  *         [ponder]                                     (ponder: option.Ponder=true)
  *   -tournament round-robin|gauntlet                   (more than two engines)
  *   -openings file=F [format=epd|pgn] [order=sequential|random] [seed=S] [start=N]
- *             [plies=N]
+ *             [plies=N] [policy=pair|round]
  *   -rounds N [-games 2] | -games N      (games are played in pairs)
  *   -sprt elo0=X elo1=Y [alpha=A] [beta=B] [model=normalized|logistic]   (two engines)
+ *   -spsa params=F [pairs=N] [A=X] [alpha=X] [gamma=X] [window=W] [seed=S] [out=F] [plot=F]
  *   -resign movecount=N score=CP   -draw movenumber=N movecount=M score=CP
  *   -maxmoves N   -pgnout FILE   -ratinginterval N   -repeat   -recover (accepted)
  *
@@ -24,24 +27,16 @@
 #define CHUHE_COORD_CLI_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "coord_config.h"
 
-typedef struct {
-    int argc;
-    char **argv; /* owned; NULL-terminated */
-    /* said[i]: what the user typed for the long option argv[i] when a tournament option
-     * gave it ("-each nodes"), else NULL; owned */
-    char **said;
-} CoordArgs;
-
-/* Rewrites argv[0..argc-1]; false with err set on a malformed tournament option. */
-bool coord_cli_translate(int argc, char **argv, CoordArgs *out, CoordError *err);
-void coord_args_free(CoordArgs *a);
-
-/* The command line as the coordinator reads it: translated, then parsed into c (on its
- * defaults or whatever c holds) by coord_config_parse. given records what the user
+/* The command line as the coordinator reads it: the long options and the tournament
+ * options, into c (on its defaults or whatever c holds). given records what the user
  * typed for each option (coord_options_say), and err names the options so. */
 bool coord_cli_parse(CoordConfig *c, CoordGiven *given, int argc, char **argv, CoordError *err);
+
+/* The tournament options for --help. */
+void coord_cli_usage(FILE *f);
 
 #endif

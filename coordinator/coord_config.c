@@ -76,33 +76,6 @@ static uint64_t random_seed(void)
     return s;
 }
 
-bool coord_config_parse_tc(const char *option, const char *text, uint32_t *base_ms,
-                           uint32_t *inc_ms, CoordError *err)
-{
-    *base_ms = *inc_ms = 0;
-    if (!text[0])
-        return true;
-    char base_text[32], label[48];
-    const char *plus = strchr(text, '+');
-    size_t n = plus ? (size_t)(plus - text) : strlen(text);
-    if (n >= sizeof base_text)
-        return ERROR_SET(err, "%s: '%s' is not BASE+INC in seconds (e.g. 10+0.1)", option, text);
-    memcpy(base_text, text, n);
-    base_text[n] = '\0';
-    double base, inc = 0;
-    char *msg = err ? err->msg : NULL;
-    size_t size = err ? sizeof err->msg : 0;
-    snprintf(label, sizeof label, "%s base", option);
-    if (!numparse_double(label, base_text, 0.001, 86400, &base, msg, size))
-        return false;
-    snprintf(label, sizeof label, "%s increment", option);
-    if (plus && !numparse_double(label, plus + 1, 0, 3600, &inc, msg, size))
-        return false;
-    *base_ms = (uint32_t)(base * 1000 + 0.5);
-    *inc_ms = (uint32_t)(inc * 1000 + 0.5);
-    return true;
-}
-
 bool coord_config_parse_sprt(const char *text, SprtParams *p, bool *has, CoordError *err)
 {
     sprt_params_default(p);
@@ -127,13 +100,13 @@ const char *coord_config_engine_suffix(int e, char buf[16])
 
 void coord_engine_limits(const CoordConfig *c, int e, CoordLimits *out)
 {
-    bool own_time = c->engine_tc[e][0] || c->engine_movetime[e];
-    const char *tc = own_time ? c->engine_tc[e] : c->tc;
+    bool own_time = c->engine_tc[e].base_ms || c->engine_movetime[e];
+    const CliTimeControl *tc = own_time ? &c->engine_tc[e] : &c->tc;
     out->movetime = own_time ? c->engine_movetime[e] : c->movetime;
     out->nodes = c->engine_nodes[e] ? c->engine_nodes[e] : c->nodes;
     out->depth = c->engine_depth[e] ? c->engine_depth[e] : c->depth;
-    if (!coord_config_parse_tc("--tc", tc, &out->tc_base_ms, &out->tc_inc_ms, NULL))
-        out->tc_base_ms = out->tc_inc_ms = 0; /* refused by check() */
+    out->tc_base_ms = tc->base_ms;
+    out->tc_inc_ms = tc->inc_ms;
 }
 
 static bool has_limit(const CoordLimits *l)
@@ -145,8 +118,8 @@ static bool has_limit(const CoordLimits *l)
 static bool engine_set(const CoordConfig *c, int e)
 {
     return c->name[e][0] || c->cmd[e][0] || c->proto[e][0] || c->options[e][0] || c->dir[e][0] ||
-           c->weights[e][0] || c->engine_tc[e][0] || c->engine_movetime[e] || c->engine_nodes[e] ||
-           c->engine_depth[e];
+           c->weights[e][0] || c->engine_tc[e].base_ms || c->engine_movetime[e] ||
+           c->engine_nodes[e] || c->engine_depth[e];
 }
 
 /* Whether an option list holds Ponder=true (the worker then ponders: extuci.c). */
@@ -182,11 +155,6 @@ static bool check_engine(const CoordConfig *c, int p, CoordError *err)
     char msg[sizeof err->msg - 40];
     if (!c->cmd[p][0] && !proto_builtin_options(c->options[p], &threads, msg, sizeof msg))
         return ERROR_SET(err, "--options-%s: %s", sfx, msg);
-    uint32_t base, inc;
-    char option[32];
-    snprintf(option, sizeof option, "--tc-%s", sfx);
-    if (!coord_config_parse_tc(option, c->engine_tc[p], &base, &inc, err))
-        return false;
     CoordLimits lim;
     coord_engine_limits(c, p, &lim);
     if (!has_limit(&lim))
@@ -224,9 +192,6 @@ static bool check(const CoordConfig *c, CoordError *err)
     TourKind kind;
     if (c->tournament[0] && !coord_tournament_kind_parse(c->tournament, &kind))
         return ERROR_SET(err, "--tournament: '%s' is not roundrobin or gauntlet", c->tournament);
-    uint32_t base, inc;
-    if (!coord_config_parse_tc("--tc", c->tc, &base, &inc, err))
-        return false;
     for (int p = 0; p < COORD_MAX_ENGINES; p++)
         if (!check_engine(c, p, err))
             return false;
@@ -347,10 +312,20 @@ bool coord_endpoint_is_local(const char *endpoint)
     if (!strcmp(host, "localhost") || !strcmp(host, "::1") || !strcmp(host, "lo"))
         return true;
     /* 127.0.0.0/8, written as four decimal numbers */
-    unsigned a, b, c2, d;
-    char extra;
-    return sscanf(host, "%u.%u.%u.%u%c", &a, &b, &c2, &d, &extra) == 4 && a == 127 && b < 256 &&
-           c2 < 256 && d < 256;
+    const char *p = host;
+    for (int i = 0; i < 4; i++) {
+        char part[8];
+        long long v;
+        size_t n = strcspn(p, ".");
+        if (n == 0 || n >= sizeof part || (p[n] == '.') != (i < 3))
+            return false;
+        memcpy(part, p, n);
+        part[n] = '\0';
+        if (!numparse_int("host", part, i ? 0 : 127, i ? 255 : 127, &v, NULL, 0))
+            return false;
+        p += n + 1;
+    }
+    return true;
 }
 
 bool coord_config_check_network(CoordConfig *c, CoordError *err)
@@ -426,10 +401,10 @@ static bool target_from_rounds(CoordConfig *c, const CoordGiven *given, CoordErr
 
 bool coord_config_finish_new(CoordConfig *c, const CoordGiven *given, CoordError *err)
 {
-    bool any_limit = c->nodes || c->depth || c->movetime || c->tc[0];
+    bool any_limit = c->nodes || c->depth || c->movetime || c->tc.base_ms;
     for (int p = 0; p < c->engines && p < COORD_MAX_ENGINES; p++)
-        any_limit |=
-            c->engine_tc[p][0] || c->engine_movetime[p] || c->engine_nodes[p] || c->engine_depth[p];
+        any_limit |= c->engine_tc[p].base_ms || c->engine_movetime[p] || c->engine_nodes[p] ||
+                     c->engine_depth[p];
     if (!any_limit)
         c->nodes = COORD_DEFAULT_NODES;
     if (!coord_options_given(given, "--seed"))

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cliopt.h"
 #include "contracts/protocol.h"
 #include "contracts/stats.h"
 
@@ -36,6 +37,11 @@ enum {
     COORD_MAX_ENGINES = 32, /* engines of one run (a match has two) */
     COORD_OPTS_MAX = 512,   /* entries of the option table */
 };
+
+/* The highest game target, node limit and move time (ms) an option takes. */
+#define COORD_GAMES_MAX 1e12
+#define COORD_NODES_MAX 4e9
+#define COORD_MOVETIME_MAX 3600000
 
 /* Without keys and --open-network only loopback endpoints may be bound. */
 #define COORD_DEFAULT_BIND_OPEN "tcp://*:5555"
@@ -66,7 +72,7 @@ typedef struct {
     /* Per-engine limits (time odds): a nonzero node or depth limit replaces the run's
      * one for that engine; a clock or move time replaces both of the run's time
      * settings (see coord_engine_limits). */
-    char engine_tc[COORD_MAX_ENGINES][32];
+    CliTimeControl engine_tc[COORD_MAX_ENGINES];
     int engine_movetime[COORD_MAX_ENGINES];
     uint64_t engine_nodes[COORD_MAX_ENGINES];
     int engine_depth[COORD_MAX_ENGINES];
@@ -79,7 +85,7 @@ typedef struct {
     char opening_policy[8];
     int opening_start;
     int opening_plies;
-    char tc[32];                     /* "BASE+INC" seconds, "" for none */
+    CliTimeControl tc;               /* "BASE+INC" seconds, read once; "" for none */
     int timemargin;                  /* ms of overrun before a time forfeit */
     char sprt[128];                  /* "elo0=X elo1=Y [alpha=A] [beta=B] [model=M]"; "" none */
     char spsa[COORD_PATH_MAX + 256]; /* "params=FILE pairs=N A=.. ..." (coord_spsa.h); "" none */
@@ -161,11 +167,6 @@ bool coord_config_resume(CoordConfig *c, const CoordGiven *given, const char *js
 /* The run settings as one flat JSON object (coord_runconfig_write); false if buf is too
  * small. */
 bool coord_config_to_json(const CoordConfig *c, char *buf, size_t size);
-
-/* Parses a time control "BASE[+INC]" in seconds ("40/60" style is not supported) into
- * ms; "" is no clock. The message names option ("--tc base: '-5' is out of range ..."). */
-bool coord_config_parse_tc(const char *option, const char *text, uint32_t *base_ms,
-                           uint32_t *inc_ms, CoordError *err);
 
 /* Parses the --sprt text into p; *has is false for "". */
 bool coord_config_parse_sprt(const char *text, SprtParams *p, bool *has, CoordError *err);

@@ -12,6 +12,7 @@
 
 #include "coord_auth.h"
 #include "coord_outbox.h"
+#include "coord_log.h"
 #include "coord_rate.h"
 #include "coord_server.h"
 #include "coord_store.h"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "numparse.h"
 
 enum { KEY_MAX = 32 };
 
@@ -64,8 +65,8 @@ static bool inputs_text(const CoordConfig *c, bool weights_only, StrBuf *out, Co
         if (weights_only)
             continue;
         uint64_t h = FNV_START;
-        const char *const text[] = {c->name[p], c->cmd[p],     c->proto[p],    c->options[p],
-                                    c->dir[p],  c->weights[p], c->engine_tc[p]};
+        const char *const text[] = {c->name[p], c->cmd[p],     c->proto[p],         c->options[p],
+                                    c->dir[p],  c->weights[p], c->engine_tc[p].text};
         for (size_t k = 0; k < sizeof text / sizeof text[0]; k++)
             h = fnv_text(h, text[k]);
         snprintf(num, sizeof num, "%d %" PRIu64 " %d", c->engine_movetime[p], c->engine_nodes[p],
@@ -76,18 +77,31 @@ static bool inputs_text(const CoordConfig *c, bool weights_only, StrBuf *out, Co
     return true;
 }
 
+/* The 16 hexadecimal digits of a stored hash at p. */
+static bool hex16(const char *p, uint64_t *out)
+{
+    uint64_t h = 0;
+    for (int i = 0; i < 16; i++) {
+        char c = p[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (d < 0)
+            return false;
+        h = h << 4 | (uint64_t)d;
+    }
+    *out = h;
+    return true;
+}
+
 /* The line of key in text: its hash and what it names; false when it has none. */
 static bool find(const char *text, const char *key, uint64_t *hash, char *what, size_t size)
 {
     size_t klen = strlen(key);
     for (const char *l = text; *l;) {
         size_t len = strcspn(l, "\n");
-        unsigned long long h;
-        int at = 0;
-        if (len > klen && !strncmp(l, key, klen) && l[klen] == ' ' &&
-            sscanf(l + klen, " %16llx %n", &h, &at) == 1 && at > 0 && (size_t)at <= len - klen) {
-            *hash = h;
-            snprintf(what, size, "%.*s", (int)(len - klen - (size_t)at), l + klen + at);
+        /* "KEY 0123456789abcdef WHAT", as inputs_text writes it */
+        if (len >= klen + 18 && !strncmp(l, key, klen) && l[klen] == ' ' && l[klen + 17] == ' ' &&
+            hex16(l + klen + 1, hash)) {
+            snprintf(what, size, "%.*s", (int)(len - klen - 18), l + klen + 18);
             return true;
         }
         l += len + (l[len] == '\n');
@@ -120,13 +134,15 @@ static bool first_change(const char *a, const char *b, char key[KEY_MAX], uint64
 static void label(const char *key, const char *what, char *buf, size_t size)
 {
     const char *sfx = strrchr(key, '-') + 1;
-    int player = !strcmp(sfx, "red") ? 0 : !strcmp(sfx, "black") ? 1 : atoi(sfx);
+    long long player = !strcmp(sfx, "red") ? 0 : 1;
+    if (strcmp(sfx, "red") && strcmp(sfx, "black"))
+        numparse_int(key, sfx, 2, COORD_MAX_ENGINES - 1, &player, NULL, 0);
     if (!strcmp(key, "--openings"))
         snprintf(buf, size, "the openings file %s", what);
     else if (!strncmp(key, "--weights-", 10))
-        snprintf(buf, size, "the weights file %s of player %d (%s)", what, player, key);
+        snprintf(buf, size, "the weights file %s of player %lld (%s)", what, player, key);
     else
-        snprintf(buf, size, "the settings of player %d (%s)", player, key);
+        snprintf(buf, size, "the settings of player %lld (%s)", player, key);
 }
 
 /* Holds the inputs now against the stored ones (both as text): see coord_inputs_check. */

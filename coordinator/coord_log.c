@@ -77,3 +77,27 @@ void coord_fatal_at(const char *file, int line, const char *fmt, ...)
     va_end(ap);
     exit(2);
 }
+
+bool coord_log_gate(CoordLogGate *g, double now, uint64_t *held_back)
+{
+    if (!g->ready) {
+        coord_rate_init(&g->bucket, 1, 10, now);
+        g->ready = true;
+    }
+    if (!coord_rate_take(&g->bucket, now)) {
+        g->held_back++;
+        return false;
+    }
+    *held_back = g->held_back;
+    g->held_back = 0;
+    return true;
+}
+
+bool coord_log_gate_flush(CoordLogGate *g, double now, uint64_t *held_back)
+{
+    if (!g->ready || !g->held_back || !coord_rate_take(&g->bucket, now))
+        return false;
+    *held_back = g->held_back;
+    g->held_back = 0;
+    return true;
+}

@@ -1,12 +1,16 @@
 /*
- * The coordinator's log: timestamped lines on stderr, and the live progress line that
- * log lines must not tear. On a terminal the progress line is redrawn in place; log
+ * The coordinator's log: timestamped lines on stderr, the gate that keeps repeated lines
+ * (refused connections, dropped messages) from flooding it, and the live progress line
+ * that log lines must not tear. On a terminal the progress line is redrawn in place; log
  * lines clear it first and it comes back at the next redraw.
  */
 #ifndef CHUHE_COORD_LOG_H
 #define CHUHE_COORD_LOG_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+#include "coord_rate.h"
 
 /* Whether stderr is a terminal (decided once, at the first call). */
 bool coord_log_tty(void);
@@ -25,5 +29,20 @@ void coord_log_progress_end(void);
 #define COORD_FATAL(...) coord_fatal_at(__FILE__, __LINE__, __VA_ARGS__)
 _Noreturn void coord_fatal_at(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Log lines of one kind: at most 10 at once, then one a second, with a count of the lines
+ * held back. */
+typedef struct {
+    CoordRate bucket;
+    bool ready;
+    uint64_t held_back;
+} CoordLogGate;
+
+/* Whether to write a line now; *held_back gets the lines held back since the last one
+ * written (to be mentioned in this one). */
+bool coord_log_gate(CoordLogGate *g, double now, uint64_t *held_back);
+
+/* True, with their count, when lines were held back and one line may say so now. */
+bool coord_log_gate_flush(CoordLogGate *g, double now, uint64_t *held_back);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * The coordinator's long options, each once in one table: the command-line parser, the
  * --help text, the stored run settings (coord_runconfig) and the resume check all read
- * it. An option sets one field of CoordConfig, parsed by its kind and range-checked.
+ * it (engine/cliopt.h reads it). An option sets one field of CoordConfig, parsed by its
+ * kind and range-checked.
  *
  * The per-engine options exist for every engine: "--X-red" and "--X-black" for engines
  * 0 and 1, "--X-N" for engine N >= 2 (--name, --cmd, --proto, --options, --dir,
@@ -16,32 +17,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cliopt.h"
 #include "coord_config.h"
 
-typedef enum {
-    COORD_OPT_U64,
-    COORD_OPT_INT,
-    COORD_OPT_DOUBLE,
-    COORD_OPT_PATH,
-    COORD_OPT_TEXT,
-    COORD_OPT_FLAG,
-} CoordOptKind;
-
+/* The owner's bits of a row's flags (engine/cliopt.h). */
 enum {
-    COORD_OPT_RUN = 1,       /* a run setting, stored in run_config */
-    COORD_OPT_RESUMABLE = 2, /* may change when a run is resumed */
-    COORD_OPT_BOTH = 4,      /* --weights: sets both players' weights; never stored */
+    COORD_OPT_RUN = CLIOPT_OWNER,            /* a run setting, stored in run_config */
+    COORD_OPT_RESUMABLE = CLIOPT_OWNER << 1, /* may change when a run is resumed */
+    COORD_OPT_BOTH = CLIOPT_OWNER << 2, /* --weights: sets both players' weights; never stored */
+    COORD_OPT_ENGINE_SHIFT = 16,        /* the engine N >= 2 of an option "--X-N", above */
 };
 
-typedef struct {
-    const char *name;
-    CoordOptKind kind;
-    size_t offset, size; /* the field in CoordConfig */
-    double min, max;
-    unsigned flags;
-    const char *arg;
-    const char *help; /* NULL for the options of engines 2 and up, named "--X-N" */
-} CoordOpt;
+typedef CliOpt CoordOpt;
 
 /* The table: entries 0..coord_options_count()-1, in --help order. */
 int coord_options_count(void);
@@ -60,21 +47,27 @@ void coord_options_json_key(const CoordOpt *o, char *buf, size_t size);
 void *coord_options_field(CoordConfig *c, const CoordOpt *o);
 const void *coord_options_cfield(const CoordConfig *c, const CoordOpt *o);
 
-/* A number option's value. */
-typedef union {
-    uint64_t u64;
-    int i;
-    double d;
-} CoordNumber;
+/* The table as the parser reads it: into c, marking given (when not NULL). The parse
+ * state (what --weights needs) is held in p, which must outlive the spec. */
+typedef struct {
+    CoordConfig *c;
+    CoordGiven *given;
+} CoordOptParse;
+CliOptSpec coord_options_spec(CoordOptParse *p);
 
-/* Reads the text of number option o (engine/numparse.h: the whole text, in the option's
- * range); the message names label (the option as the user wrote it), the text and the
- * range. */
-bool coord_options_number(const CoordOpt *o, const char *label, const char *text, CoordNumber *out,
-                          CoordError *err);
-
-/* Sets option o of c from its text; the message names the option. */
+/* Sets option o of c from its text (a stored run setting); the message names the
+ * option. */
 bool coord_options_set(CoordConfig *c, const CoordOpt *o, const char *text, CoordError *err);
+
+/* Sets the option named name of c from its text, as the user wrote it as said ("-each
+ * nodes"): marked given, named so in messages. */
+bool coord_options_set_said(CoordConfig *c, CoordGiven *given, const char *name, const char *said,
+                            const char *text, CoordError *err);
+
+/* The same with a value already read, of the option's type (a uint64_t for --nodes, a
+ * CliTimeControl for --tc...). */
+void coord_options_put(CoordConfig *c, CoordGiven *given, const char *name, const char *said,
+                       const void *value, size_t size);
 
 /* Parses argv[0..argc-1] ("--name value" or "--name=value") into c, and which options
  * were given into given. "--help" and "--version" are not options here. */

@@ -30,15 +30,18 @@ bool coord_runconfig_write(const CoordConfig *c, char *buf, size_t size)
         bool ok = coord_json_append(buf, size, &len, ",\"%s\":", key);
         const void *p = coord_options_cfield(c, o);
         switch (o->kind) {
-        case COORD_OPT_U64:
+        case CLIOPT_U64:
             ok = ok && coord_json_append(buf, size, &len, "%" PRIu64, *(const uint64_t *)p);
             break;
-        case COORD_OPT_INT:
+        case CLIOPT_INT:
             ok = ok && coord_json_append(buf, size, &len, "%d", *(const int *)p);
             break;
-        case COORD_OPT_PATH:
-        case COORD_OPT_TEXT:
+        case CLIOPT_PATH:
+        case CLIOPT_TEXT:
             ok = ok && coord_json_string(buf, size, &len, p);
+            break;
+        case CLIOPT_TC: /* as the user gave it */
+            ok = ok && coord_json_string(buf, size, &len, ((const CliTimeControl *)p)->text);
             break;
         default:
             ok = false;
@@ -167,7 +170,7 @@ static bool member(Json *j, CoordConfig *c, bool *format_seen)
     const CoordOpt *o = setting_by_key(key);
     if (!o)
         return ERROR_SET(j->err, "run_config: unknown setting \"%s\"", key);
-    bool is_text = o->kind == COORD_OPT_PATH || o->kind == COORD_OPT_TEXT;
+    bool is_text = o->kind == CLIOPT_PATH || o->kind == CLIOPT_TEXT || o->kind == CLIOPT_TC;
     if (quoted != is_text)
         return ERROR_SET(j->err, "run_config: \"%s\" has the wrong type", key);
     CoordError e2;
@@ -222,15 +225,18 @@ static void value_text(const CoordConfig *c, const CoordOpt *o, char *buf, size_
 {
     const void *p = coord_options_cfield(c, o);
     switch (o->kind) {
-    case COORD_OPT_U64:
+    case CLIOPT_U64:
         snprintf(buf, size, "%" PRIu64, *(const uint64_t *)p);
         break;
-    case COORD_OPT_INT:
+    case CLIOPT_INT:
         snprintf(buf, size, "%d", *(const int *)p);
         break;
-    case COORD_OPT_PATH:
-    case COORD_OPT_TEXT:
+    case CLIOPT_PATH:
+    case CLIOPT_TEXT:
         snprintf(buf, size, "'%s'", (const char *)p);
+        break;
+    case CLIOPT_TC:
+        snprintf(buf, size, "'%s'", ((const CliTimeControl *)p)->text);
         break;
     default:
         snprintf(buf, size, "?");
@@ -310,8 +316,11 @@ bool coord_runconfig_merge(CoordConfig *c, const CoordGiven *given, const CoordC
             continue;
         const void *now = coord_options_cfield(cmd, o), *was = coord_options_cfield(stored, o);
         bool same = !memcmp(now, was, o->size);
-        if (o->kind == COORD_OPT_PATH || o->kind == COORD_OPT_TEXT)
+        if (o->kind == CLIOPT_PATH || o->kind == CLIOPT_TEXT)
             same = !strcmp(now, was);
+        if (o->kind == CLIOPT_TC) /* the text as given, as before the clock was read */
+            same =
+                !strcmp(((const CliTimeControl *)now)->text, ((const CliTimeControl *)was)->text);
         if (o->flags & COORD_OPT_RESUMABLE) {
             memcpy(coord_options_field(stored, o), now, o->size);
         } else if (!same) {

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "coord_config.h"
 #include "coord_log.h"
 #include "contracts/plot.h"
+#include "coord_subcmd.h"
 #include "error.h"
 #include "contracts/outpath.h"
 #include "position.h"
@@ -407,15 +409,6 @@ int coord_runreport_tables(const RunReport *rep, ReportTable tables[RUNREPORT_FI
 static const char *const FIGURE_NAMES[RUNREPORT_FIGURES] = {
     "length", "endings", "scores", "score_result", "phase", "ranks", "match"};
 
-static int usage_error(const char *msg)
-{
-    fprintf(stderr,
-            "chuhe-coordinator report: %s\nusage: chuhe-coordinator report RUN.h5 --out DIR "
-            "[--force]\n",
-            msg);
-    return 2;
-}
-
 /* DIR made if need be, and DIR/index.html and each DIR/NAME.png checked. */
 static bool check_outputs(const char *dir, const char *run, bool force)
 {
@@ -502,36 +495,38 @@ static int write_report(RunFile *rf, const RunReport *rep, const char *dir)
     return status;
 }
 
+typedef struct {
+    const char *dir; /* --out */
+    bool force;
+} ReportArgs;
+
 int coord_runreport_tool(int argc, char **argv)
 {
-    const char *run = NULL, *dir = NULL;
-    bool force = false;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--out") && i + 1 < argc)
-            dir = argv[++i];
-        else if (!strncmp(argv[i], "--out=", 6))
-            dir = argv[i] + 6;
-        else if (!strcmp(argv[i], "--force"))
-            force = true;
-        else if (argv[i][0] == '-' || run)
-            return usage_error(!strcmp(argv[i], "--out") ? "--out needs a folder"
-                                                         : "unknown or extra argument");
-        else
-            run = argv[i];
-    }
-    if (!run || !dir || !dir[0])
-        return usage_error(!run ? "no run file given" : "no --out folder given");
+    ReportArgs a = {NULL, false};
+    static const CliOpt OPTS[] = {
+        {"--out", NULL, CLIOPT_ARG, offsetof(ReportArgs, dir), sizeof a.dir, 0, 0, 0, 0, "DIR",
+         "the folder of index.html and the PNGs (made if need be)", NULL},
+        {"--force", NULL, CLIOPT_FLAG, offsetof(ReportArgs, force), sizeof a.force, 0, 0, 0, 0,
+         NULL, "replace the files of an earlier report in DIR", NULL},
+        COORD_SUBCMD_HELP,
+    };
+    CoordSubcmd s =
+        COORD_SUBCMD_ONE("report", "report RUN.h5 --out DIR [--force]", "RUN.h5", OPTS, &a);
+    int status;
+    const char *run = coord_subcmd_word(&s, argc, argv, &status), *dir = a.dir;
+    if (!run)
+        return status;
+    if (!dir || !dir[0])
+        return coord_subcmd_fail(&s, 2, "give --out DIR (usage: chuhe-coordinator %s)", s.synopsis);
     if (strlen(dir) >= COORD_PATH_MAX)
-        return usage_error("--out: the folder name is too long");
-    RunError rerr;
-    RunFile *rf = runfile_open_read(run, &rerr);
-    if (!rf) {
-        fprintf(stderr, "chuhe-coordinator report: %s\n", rerr.msg);
+        return coord_subcmd_fail(&s, 2, "--out: the folder name is too long");
+    RunFile *rf = coord_subcmd_open(&s, run);
+    if (!rf)
         return 1;
-    }
+    RunError rerr;
     RunReport rep;
-    int status = 1;
-    if (check_outputs(dir, run, force)) {
+    status = 1;
+    if (check_outputs(dir, run, a.force)) {
         if (coord_runreport_collect(rf, &rep, &rerr))
             status = write_report(rf, &rep, dir);
         else

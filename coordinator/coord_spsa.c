@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "array.h"
+#include "cliopt.h"
 #include "error.h"
 #include "numparse.h"
 #include "rng.h"
@@ -17,6 +19,18 @@
 
 /* ---- the --spsa setting ---------------------------------------------------------- */
 
+/* The keys of --spsa, read by the shared parser (engine/cliopt.h). */
+#define SET(f) offsetof(SpsaSettings, f), sizeof(((SpsaSettings *)0)->f)
+static const CliOpt SETTINGS_KEYS[] = {
+    {"params", NULL, CLIOPT_PATH, SET(params), 0, 0, 0, CLIOPT_NONEMPTY, "FILE", NULL, NULL},
+    {"pairs", NULL, CLIOPT_U64, SET(pairs), 1, 0x1p39, 0, 0, "N", NULL, NULL},
+    {"A", NULL, CLIOPT_DOUBLE, SET(A), 0, 1e12, 0, 0, "X", NULL, NULL},
+    {"alpha", NULL, CLIOPT_DOUBLE, SET(alpha), 0, 10, 0, 0, "X", NULL, NULL},
+    {"gamma", NULL, CLIOPT_DOUBLE, SET(gamma), 0, 10, 0, 0, "X", NULL, NULL},
+    {"window", NULL, CLIOPT_U64, SET(window), 0, 0x1p20, 0, 0, "W", NULL, NULL},
+};
+#undef SET
+
 bool coord_spsa_settings_parse(const char *text, SpsaSettings *s, CoordError *err)
 {
     memset(s, 0, sizeof *s);
@@ -24,43 +38,20 @@ bool coord_spsa_settings_parse(const char *text, SpsaSettings *s, CoordError *er
     s->alpha = SPSA_DEFAULT_ALPHA;
     s->gamma = SPSA_DEFAULT_GAMMA;
     s->window = SPSA_DEFAULT_WINDOW;
-    char copy[COORD_PATH_MAX + 256], msg[300];
+    char copy[COORD_PATH_MAX + 256], *words[16];
+    int n = 0;
     if (strlen(text) >= sizeof copy)
         return ERROR_SET(err, "--spsa: too long");
     snprintf(copy, sizeof copy, "%s", text);
     for (char *save, *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-        char *eq = strchr(w, '=');
-        if (!eq)
-            return ERROR_SET(err, "--spsa: '%s' is not key=value", w);
-        *eq = '\0';
-        const char *v = eq + 1;
-        long long n = 0;
-        bool ok = true;
-        if (!strcmp(w, "params")) {
-            if (!v[0] || strlen(v) >= sizeof s->params)
-                return ERROR_SET(err, "--spsa: params= needs a file");
-            snprintf(s->params, sizeof s->params, "%s", v);
-        } else if (!strcmp(w, "pairs")) {
-            ok = numparse_int("--spsa pairs", v, 1, 1LL << 39, &n, msg, sizeof msg);
-            s->pairs = (uint64_t)n;
-        } else if (!strcmp(w, "window")) {
-            ok = numparse_int("--spsa window", v, 0, 1 << 20, &n, msg, sizeof msg);
-            s->window = (uint64_t)n;
-        } else if (!strcmp(w, "A")) {
-            ok = numparse_double("--spsa A", v, 0, 1e12, &s->A, msg, sizeof msg);
-        } else if (!strcmp(w, "alpha")) {
-            ok = numparse_double("--spsa alpha", v, 0, 10, &s->alpha, msg, sizeof msg);
-        } else if (!strcmp(w, "gamma")) {
-            ok = numparse_double("--spsa gamma", v, 0, 10, &s->gamma, msg, sizeof msg);
-        } else {
-            return ERROR_SET(err,
-                             "--spsa: unknown key '%s' (params, pairs, A, alpha, gamma, "
-                             "window)",
-                             w);
-        }
-        if (!ok)
-            return ERROR_SET(err, "%s", msg);
+        if (n == (int)(sizeof words / sizeof words[0]))
+            return ERROR_SET(err, "--spsa: more than %d words", n);
+        words[n++] = w;
     }
+    CliOptSpec spec = {
+        .opts = SETTINGS_KEYS, .nopts = sizeof SETTINGS_KEYS / sizeof SETTINGS_KEYS[0], .dest = s};
+    if (!cliopt_parse_words(&spec, "--spsa", n, words, err->msg, sizeof err->msg))
+        return false;
     return s->params[0] ? true : ERROR_SET(err, "--spsa: params=FILE is required");
 }
 
@@ -77,7 +68,8 @@ static bool same_engines(const CoordConfig *c)
 {
     return !strcmp(c->cmd[0], c->cmd[1]) && !strcmp(c->proto[0], c->proto[1]) &&
            !strcmp(c->options[0], c->options[1]) && !strcmp(c->dir[0], c->dir[1]) &&
-           !strcmp(c->weights[0], c->weights[1]) && !strcmp(c->engine_tc[0], c->engine_tc[1]) &&
+           !strcmp(c->weights[0], c->weights[1]) &&
+           !strcmp(c->engine_tc[0].text, c->engine_tc[1].text) &&
            c->engine_movetime[0] == c->engine_movetime[1] &&
            c->engine_nodes[0] == c->engine_nodes[1] && c->engine_depth[0] == c->engine_depth[1];
 }

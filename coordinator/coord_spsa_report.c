@@ -3,10 +3,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "contracts/plot.h"
+#include "coord_subcmd.h"
 #include "error.h"
 #include "contracts/outpath.h"
 #include "textesc.h"
@@ -126,38 +129,35 @@ bool coord_spsa_report_plot(const Spsa *s, const char *png, const char *run, Coo
     return plot_draw(&pic, trajectories_script, &t, err->msg, sizeof err->msg);
 }
 
+typedef struct {
+    const char *out, *plot;
+} SpsaReportArgs;
+
 int coord_spsa_report_tool(int argc, char **argv)
 {
-    const char *run = NULL, *out = NULL, *plot = NULL;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--out") && i + 1 < argc)
-            out = argv[++i];
-        else if (!strcmp(argv[i], "--plot") && i + 1 < argc)
-            plot = argv[++i];
-        else if (argv[i][0] != '-' && !run)
-            run = argv[i];
-        else
-            run = NULL, argc = 0;
-    }
-    if (!run) {
-        fprintf(stderr, "usage: chuhe-coordinator spsa-report RUN.h5 [--out FILE] [--plot "
-                        "FILE.png]\n");
-        return 2;
-    }
+    SpsaReportArgs a = {NULL, NULL};
+    static const CliOpt OPTS[] = {
+        {"--out", NULL, CLIOPT_ARG, offsetof(SpsaReportArgs, out), sizeof a.out, 0, 0, 0, 0, "FILE",
+         "the current values, as fishtest's SPSA input", NULL},
+        {"--plot", NULL, CLIOPT_ARG, offsetof(SpsaReportArgs, plot), sizeof a.plot, 0, 0, 0, 0,
+         "FILE.png", "every parameter's trajectory, drawn by gnuplot", NULL},
+        COORD_SUBCMD_HELP,
+    };
+    CoordSubcmd cmd = COORD_SUBCMD_ONE(
+        "spsa-report", "spsa-report RUN.h5 [--out FILE] [--plot FILE.png]", "RUN.h5", OPTS, &a);
+    int status;
+    const char *run = coord_subcmd_word(&cmd, argc, argv, &status), *out = a.out, *plot = a.plot;
+    if (!run)
+        return status;
     const char *inputs[1] = {run};
     char msg[600];
     if ((out && !outpath_check("--out", out, OUTPATH_REPLACE, true, inputs, 1, msg, sizeof msg)) ||
-        (plot &&
-         !outpath_check("--plot", plot, OUTPATH_REPLACE, true, inputs, 1, msg, sizeof msg))) {
-        fprintf(stderr, "chuhe-coordinator spsa-report: %s\n", msg);
-        return 2;
-    }
-    RunError rerr;
-    RunFile *rf = runfile_open_read(run, &rerr);
-    if (!rf) {
-        fprintf(stderr, "chuhe-coordinator spsa-report: %s\n", rerr.msg);
+        (plot && !outpath_check("--plot", plot, OUTPATH_REPLACE, true, inputs, 1, msg, sizeof msg)))
+        return coord_subcmd_fail(&cmd, 2, "%s", msg);
+    RunFile *rf = coord_subcmd_open(&cmd, run);
+    if (!rf)
         return 1;
-    }
+    RunError rerr;
     Spsa s;
     CoordError err;
     bool ok = coord_spsa_load_history(&s, rf, &err);

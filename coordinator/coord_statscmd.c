@@ -2,8 +2,11 @@
 
 #include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "cliopt.h"
+#include "coord_subcmd.h"
 #include "error.h"
 
 /* Counts above this are refused, so that sums and doubled counts cannot overflow and
@@ -145,65 +148,115 @@ bool coord_statscmd_parse_wdl(const char *text, StatsCounts *out, StatsError *er
     return true;
 }
 
-/* Parses the key=value words after -sprt, which is argv[*i]; leaves *i on the last one
- * used. */
-static bool parse_sprt_words(int argc, char *const argv[], int *i, SprtParams *p, StatsError *err)
+/* ---- the command line ---- */
+
+/* The arguments read so far. */
+typedef struct {
+    StatsCmdArgs a;
+    bool have_counts;
+} StatsParse;
+
+static const CliOpt OPTS[] = {
+    {"--penta", NULL, CLIOPT_CALL, 0, 0, 0, 0, 0, 0, "LL,LD,WL+DD,WD,WW",
+     "game pairs by A's points (0, 1/2, 1, 3/2, 2); bin 2\nas one number or as WL+DD; or six "
+     "numbers\nLL,LD,WL,DD,WD,WW",
+     NULL},
+    {"--wdl", NULL, CLIOPT_CALL, 0, 0, 0, 0, 0, 0, "W,D,L", "single games: A's wins, draws, losses",
+     NULL},
+    {"-sprt", "--sprt", CLIOPT_CALL, 0, 0, 0, 0, 0, CLIOPT_WORDS, "elo0=X elo1=Y",
+     "SPRT of H0 elo=X against H1 elo=Y; alpha and beta\ndefault to 0.05, model to normalized "
+     "(or logistic)",
+     NULL},
+    COORD_SUBCMD_HELP,
+};
+enum { NOPTS = sizeof OPTS / sizeof OPTS[0] };
+
+static bool stats_option(void *ctx, const CliOpt *o, const char *label, int n, char **words,
+                         char *msg, size_t size)
 {
-    int j = *i + 1;
-    while (j < argc && argv[j][0] != '-' && strchr(argv[j], '='))
-        j++;
-    if (!sprt_parse_words(j - *i - 1, argv + *i + 1, p, err))
-        return false;
-    *i = j - 1;
+    StatsParse *p = ctx;
+    StatsError err;
+    (void)label;
+    if (!strcmp(o->name, "-sprt")) {
+        if (p->a.has_sprt)
+            return error_set(msg, size, "-sprt given twice");
+        if (!sprt_parse_words(n, words, &p->a.sprt, &err))
+            return error_set(msg, size, "%s", err.msg);
+        p->a.has_sprt = true;
+        return true;
+    }
+    bool penta = !strcmp(o->name, "--penta");
+    if (p->have_counts)
+        return error_set(msg, size, "give one of --penta and --wdl, once");
+    if (penta ? !coord_statscmd_parse_penta(words[0], &p->a.counts, &err)
+              : !coord_statscmd_parse_wdl(words[0], &p->a.counts, &err))
+        return error_set(msg, size, "%s", err.msg);
+    p->a.kind = penta ? STATS_PENTANOMIAL : STATS_TRINOMIAL;
+    p->have_counts = true;
     return true;
 }
+
+static void parse_init(StatsParse *p)
+{
+    memset(p, 0, sizeof *p);
+    stats_counts_init(&p->a.counts);
+    sprt_params_default(&p->a.sprt);
+}
+
+static const char GIVE_RESULTS[] = "give the results: --penta LL,LD,WL+DD,WD,WW or --wdl W,D,L";
 
 bool coord_statscmd_parse_args(int argc, char *const argv[], StatsCmdArgs *out, StatsError *err)
 {
-    StatsCmdArgs a;
-    bool have_counts = false;
-    memset(&a, 0, sizeof a);
-    stats_counts_init(&a.counts);
-    sprt_params_default(&a.sprt);
-
-    for (int i = 0; i < argc; i++) {
-        const char *arg = argv[i];
-        bool penta = strcmp(arg, "--penta") == 0, wdl = strcmp(arg, "--wdl") == 0;
-        if (penta || wdl) {
-            if (have_counts)
-                return ERROR_SET(err, "give one of --penta and --wdl, once");
-            if (i + 1 >= argc)
-                return ERROR_SET(err, "%s needs a list of numbers", arg);
-            i++;
-            if (penta ? !coord_statscmd_parse_penta(argv[i], &a.counts, err)
-                      : !coord_statscmd_parse_wdl(argv[i], &a.counts, err))
-                return false;
-            a.kind = penta ? STATS_PENTANOMIAL : STATS_TRINOMIAL;
-            have_counts = true;
-        } else if (strcmp(arg, "-sprt") == 0 || strcmp(arg, "--sprt") == 0) {
-            if (a.has_sprt)
-                return ERROR_SET(err, "-sprt given twice");
-            if (!parse_sprt_words(argc, argv, &i, &a.sprt, err))
-                return false;
-            a.has_sprt = true;
-        } else {
-            return ERROR_SET(err, "unknown argument '%s'", arg);
-        }
-    }
-    if (!have_counts)
-        return ERROR_SET(err, "give the results: --penta LL,LD,WL+DD,WD,WW or --wdl W,D,L");
-    *out = a;
+    StatsParse p;
+    parse_init(&p);
+    CliOptSpec s = {.prog = "chuhe-coordinator stats",
+                    .opts = OPTS,
+                    .nopts = NOPTS,
+                    .call = stats_option,
+                    .ctx = &p};
+    if (cliopt_parse(&s, argc, (char **)argv, NULL, NULL, 0, err->msg, sizeof err->msg) !=
+        CLIOPT_OK)
+        return false;
+    if (!p.have_counts)
+        return ERROR_SET(err, "%s", GIVE_RESULTS);
+    *out = p.a;
     return true;
 }
 
+static const char SYNOPSIS[] = "stats (--penta LIST | --wdl W,D,L) [-sprt elo0=X elo1=Y "
+                               "[alpha=A] [beta=B] [model=M]]";
+
 const char *coord_statscmd_usage(void)
 {
-    return "stats (--penta LIST | --wdl W,D,L) [-sprt elo0=X elo1=Y [alpha=A] [beta=B] "
-           "[model=M]]\n"
-           "  --penta LL,LD,WL+DD,WD,WW  game pairs by A's points (0, 1/2, 1, 3/2, 2); bin 2\n"
-           "                             as one number or as WL+DD; or six numbers\n"
-           "                             LL,LD,WL,DD,WD,WW\n"
-           "  --wdl W,D,L                single games: A's wins, draws, losses\n"
-           "  -sprt elo0=X elo1=Y        SPRT of H0 elo=X against H1 elo=Y; alpha and beta\n"
-           "                             default to 0.05, model to normalized (or logistic)\n";
+    static char text[2048];
+    FILE *f = fmemopen(text, sizeof text, "w");
+    if (!f)
+        return SYNOPSIS;
+    CliOptSpec s = {.opts = OPTS, .nopts = NOPTS};
+    fprintf(f, "%s\n", SYNOPSIS);
+    cliopt_usage(f, &s, 26);
+    fclose(f);
+    return text;
+}
+
+int coord_statscmd_run(int argc, char **argv)
+{
+    StatsParse p;
+    parse_init(&p);
+    CoordSubcmd s = {.name = "stats",
+                     .synopsis = SYNOPSIS,
+                     .opts = OPTS,
+                     .nopts = NOPTS,
+                     .call = stats_option,
+                     .ctx = &p};
+    int nwords, status;
+    if (!coord_subcmd_args(&s, argc, argv, NULL, &nwords, &status))
+        return status;
+    if (!p.have_counts)
+        return coord_subcmd_fail(&s, 2, "%s", GIVE_RESULTS);
+    char text[2048];
+    stats_format(text, sizeof text, &p.a.counts, p.a.kind, p.a.has_sprt ? &p.a.sprt : NULL,
+                 STATS_REPORT_FULL);
+    fputs(text, stdout);
+    return 0;
 }

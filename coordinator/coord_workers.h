@@ -17,6 +17,7 @@
 
 #include "coord_auth.h"
 #include "coord_config.h"
+#include "coord_log.h"
 #include "coord_rate.h"
 #include "coord_quota.h"
 #include "coord_sched.h"

@@ -126,7 +126,7 @@ message "-each nodes=0 is refused (0 would leave the default 10000 nodes)" 2 \
 message "-engine depth=0 is refused" 2 "-engine depth: '0' is out of range (allowed: 1.." \
     --out "$out" -engine builtin depth=0 -engine builtin -each nodes=10
 message "-engine cmd= with nothing after it is refused" 2 \
-    "-engine cmd=: the value is empty (give one, or leave cmd= out)" \
+    "-engine cmd: '' is empty (give a value, or leave cmd= out)" \
     --out "$out" -engine builtin -engine cmd= -each depth=2
 message "--out in a missing folder" 2 "--out $tmp/none/run.h5: the folder does not exist (create it first)" \
     --out "$out"

@@ -759,11 +759,11 @@ static void test_parse_args(void **state)
 
     expect_args_error("", "give the results");
     expect_args_error("-sprt elo0=0 elo1=2", "give the results");
-    expect_args_error("--penta", "needs a list");
+    expect_args_error("--penta", "--penta: needs a value");
     expect_args_error("--penta 1,2,3,4", "not 4");
     expect_args_error("--penta 1,2,3,4,5 --wdl 1,2,3", "one of --penta and --wdl");
     expect_args_error("--penta 1,2,3,4,5 --penta 1,2,3,4,5", "one of --penta and --wdl");
-    expect_args_error("--wdl 1,2,3 --elo", "unknown argument '--elo'");
+    expect_args_error("--wdl 1,2,3 --elo", "unknown option '--elo'");
     expect_args_error("--wdl 1,2,3 -sprt", "needs elo0=X and elo1=Y");
     expect_args_error("--wdl 1,2,3 -sprt elo0=0", "needs elo0=X and elo1=Y");
     expect_args_error("--wdl 1,2,3 -sprt elo0=2 elo1=0", "elo0 must be below elo1");
@@ -771,7 +771,7 @@ static void test_parse_args(void **state)
     expect_args_error("--wdl 1,2,3 -sprt elo0=0 elo1=2 elo0=1", "elo0 given twice");
     expect_args_error("--wdl 1,2,3 -sprt elo0=0 elo1=2 -sprt elo0=0 elo1=2", "twice");
     expect_args_error("--wdl 1,2,3 -sprt elo0=0 elo1=2 beta=0.6 alpha=0.5", "alpha + beta");
-    expect_args_error("--wdl 1,2,3 -sprt elo0=0 elo1=2 stray", "unknown argument 'stray'");
+    expect_args_error("--wdl 1,2,3 -sprt elo0=0 elo1=2 stray", "got 'stray'");
     assert_non_null(strstr(coord_statscmd_usage(), "--penta"));
 }
 

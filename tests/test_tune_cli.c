@@ -296,9 +296,10 @@ static void test_cli_refusals(void **state)
     assert_non_null(c);
     /* up to three words, then what the message says */
     static const char *const cases[][4] = {
-        {"--bogus", "run.h5", NULL, "bad or incomplete option near '--bogus'"},
-        {"run.h5", "--lr", NULL, "bad or incomplete option near '--lr'"},
-        {"--resume=1", "run.h5", NULL, "bad or incomplete option near '--resume=1'"},
+        {"--bogus", "run.h5", NULL,
+         "unknown option '--bogus' (chuhe-tune --help lists the options)"},
+        {"run.h5", "--lr", NULL, "--lr: needs a number (allowed: 1e-06..1e+06)"},
+        {"--resume=1", "run.h5", NULL, "--resume: takes no value, got '1'"},
         {"--quiet", "--", NULL, "no run files given"},
         {"--freeze", "material,no_such_term", "run.h5",
          "--freeze: unknown term 'no_such_term'; terms: material psqt_king"},

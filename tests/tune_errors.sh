@@ -210,7 +210,7 @@ $o"
 }
 loop_refused "a folder that is not empty is refused" "--out used: the folder is not empty" --out used
 loop_refused "a bad number is refused" "--games: 'x' is not a whole number" --out fresh --games x
-loop_refused "the tuner's options are checked first" "near '--bogus'" --out fresh --tune "--bogus 1"
+loop_refused "the tuner's options are checked first" "unknown option '--bogus'" --out fresh --tune "--bogus 1"
 loop_refused "the tuner's numbers are checked first" "--lr: '0' is out of range" --out fresh \
     --tune "--lr 0"
 loop_refused "the report's SPRT is checked first" "elo0 must be a number" --out fresh --sprt elo0=x

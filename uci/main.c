@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "contracts/outpath.h"
+#include "cliopt.h"
 #include "uci.h"
 
 #ifndef CHUHE_VERSION
@@ -39,17 +40,37 @@ static void usage(FILE *f)
             "The UCI and UCCI commands and options: docs/engine.md.\n");
 }
 
+/* --help and --version; any other word begins a command. */
+static const CliOpt OPTS[] = {
+    {"--help", "-h", CLIOPT_HELP, 0, 0, 0, 0, 0, 0, NULL, "this text", NULL},
+    {"--version", NULL, CLIOPT_VERSION, 0, 0, 0, 0, 0, 0, NULL, "the version", NULL},
+};
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    CliOptSpec spec = {.prog = "chuhe-engine",
+                       .opts = OPTS,
+                       .nopts = sizeof OPTS / sizeof OPTS[0],
+                       .mode = CLIOPT_STOP_AT_WORD | CLIOPT_UNKNOWN_IS_WORD};
+    int words = 0;
+    char msg[200];
+    /* the command's words are gathered at the start of argv, after the program's name */
+    CliOptStatus st =
+        cliopt_parse(&spec, argc - 1, argv + 1, argv + 1, &words, argc, msg, sizeof msg);
+    if (st == CLIOPT_ERROR) {
+        fprintf(stderr, "chuhe-engine: %s\n", msg);
+        return 2;
+    }
+    if (st == CLIOPT_ASKED_HELP) {
         usage(stdout);
         return finish(0);
     }
-    if (argc == 2 && !strcmp(argv[1], "--version")) {
+    if (st == CLIOPT_ASKED_VERSION) {
         printf("chuhe-engine %s\n", CHUHE_VERSION);
         return finish(0);
     }
+    argc = words + 1;
     Uci uci;
     if (!uci_init(&uci, stdout)) {
         fprintf(stderr, "chuhe-engine: out of memory\n");

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <float.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include <mpi.h>
 #include <zmq.h>
 
+#include "cliopt.h"
 #include "link.h"
 #include "numparse.h"
 #include "contracts/outpath.h"
@@ -51,40 +54,40 @@ typedef struct {
     double play_s;
 } Rank;
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: mpirun -np N chuhe-worker --connect tcp://HOST:PORT [options]\n"
-               "  --connect ENDPOINT  the coordinator (default: $CHUHE_COORDINATOR)\n"
-               "  --timeout S         give up when the coordinator has not answered for S\n"
-               "                      seconds (default 60)\n"
-               "  --quiet             only warnings and the summary\n"
-               "  --curve-server-key FILE  CURVE: the coordinator's public key (its .pub)\n"
-               "  --curve-secret FILE      CURVE: this worker's secret key (keygen's .key); its\n"
-               "                      public key must be in the coordinator's --allow-keys\n"
-               "  --version, --help\n");
-}
+/* The options, once: the parser and --help read this table. */
+#define FIELD(f) offsetof(Options, f), sizeof(((Options *)0)->f)
+static const CliOpt OPTS[] = {
+    {"--connect", NULL, CLIOPT_TEXT, FIELD(endpoint), 0, 0, 0, 0, "ENDPOINT",
+     "the coordinator (default: $CHUHE_COORDINATOR)", NULL},
+    {"--timeout", NULL, CLIOPT_DOUBLE, FIELD(timeout), 0.1, 86400, 0, 0, "S",
+     "give up when the coordinator has not answered for S\nseconds (default 60)", NULL},
+    {"--quiet", NULL, CLIOPT_FLAG, FIELD(quiet), 0, 0, 0, 0, NULL, "only warnings and the summary",
+     NULL},
+    {"--curve-server-key", NULL, CLIOPT_PATH, FIELD(server_key_file), 0, 0, 0, 0, "FILE",
+     "CURVE: the coordinator's public key (its .pub)", NULL},
+    {"--curve-secret", NULL, CLIOPT_PATH, FIELD(secret_file), 0, 0, 0, 0, "FILE",
+     "CURVE: this worker's secret key (keygen's .key); its\npublic key must be in the "
+     "coordinator's --allow-keys",
+     NULL},
+    {"--help", NULL, CLIOPT_HELP, 0, 0, 0, 0, 0, 0, NULL, "this text", NULL},
+    {"--version", NULL, CLIOPT_VERSION, 0, 0, 0, 0, 0, 0, NULL, "the version", NULL},
+};
+#undef FIELD
+enum { NOPTS = sizeof OPTS / sizeof OPTS[0], HELP_COLUMN = 19 };
 
-/* The value of option argv[*i] (the next word, whatever it starts with); NULL, said,
- * when there is none. */
-static const char *option_value(int argc, char **argv, int *i, bool talk)
+/* A refused command line: said on rank 0 (talk); the exit status. */
+static int refuse(bool talk, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int refuse(bool talk, const char *fmt, ...)
 {
-    if (*i + 1 < argc)
-        return argv[++*i];
-    if (talk)
-        fprintf(stderr, "chuhe-worker: %s needs a value (see --help)\n", argv[*i]);
-    return NULL;
-}
-
-/* The field of a worker option that takes a text (its size in *size); NULL for other
- * words. */
-static char *text_option(Options *o, const char *name, size_t *size)
-{
-    char *field = !strcmp(name, "--connect")            ? o->endpoint
-                  : !strcmp(name, "--curve-server-key") ? o->server_key_file
-                  : !strcmp(name, "--curve-secret")     ? o->secret_file
-                                                        : NULL;
-    *size = field == o->endpoint ? sizeof o->endpoint : sizeof o->secret_file;
-    return field;
+    if (talk) {
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stderr, "chuhe-worker: ");
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        va_end(ap);
+    }
+    return 2;
 }
 
 /* Parses the options; 0 to go on, else the exit status (every rank parses the same, so
@@ -93,65 +96,31 @@ static int parse(int argc, char **argv, Options *o, bool talk)
 {
     memset(o, 0, sizeof *o);
     o->timeout = 60;
-    const char *env = getenv("CHUHE_COORDINATOR"), *from = "CHUHE_COORDINATOR";
+    const char *env = getenv("CHUHE_COORDINATOR");
     if (env)
         snprintf(o->endpoint, sizeof o->endpoint, "%s", env);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        char msg[300], *field;
-        size_t size;
-        if (!strcmp(a, "--help")) {
-            if (talk)
-                usage(stdout);
-            return -1;
-        } else if (!strcmp(a, "--version")) {
-            if (talk)
-                printf("chuhe-worker %s\n", CHUHE_VERSION);
-            return -1;
-        } else if (!strcmp(a, "--quiet")) {
-            o->quiet = true;
-        } else if (!strcmp(a, "--timeout")) {
-            if (!(v = option_value(argc, argv, &i, talk)))
-                return 2;
-            if (!numparse_double(a, v, 0.1, 86400, &o->timeout, msg, sizeof msg)) {
-                if (talk)
-                    fprintf(stderr, "chuhe-worker: %s\n", msg);
-                return 2;
-            }
-        } else if ((field = text_option(o, a, &size))) {
-            if (!(v = option_value(argc, argv, &i, talk)))
-                return 2;
-            if (strlen(v) >= size) {
-                if (talk)
-                    fprintf(stderr, "chuhe-worker: %s: longer than %zu bytes\n", a, size - 1);
-                return 2;
-            }
-            snprintf(field, size, "%s", v);
-            if (field == o->endpoint)
-                from = "--connect";
-        } else {
-            if (talk)
-                fprintf(stderr, "chuhe-worker: unknown option '%s' (see --help)\n", a);
-            return 2;
-        }
+    bool given[NOPTS] = {false};
+    CliOptSpec spec = {
+        .prog = "chuhe-worker", .opts = OPTS, .nopts = NOPTS, .dest = o, .given = given};
+    char msg[400];
+    CliOptStatus st = cliopt_parse(&spec, argc - 1, argv + 1, NULL, NULL, 0, msg, sizeof msg);
+    if (st == CLIOPT_ASKED_HELP && talk) {
+        printf("usage: mpirun -np N chuhe-worker --connect tcp://HOST:PORT [options]\n");
+        cliopt_usage(stdout, &spec, HELP_COLUMN);
+    } else if (st == CLIOPT_ASKED_VERSION && talk) {
+        printf("chuhe-worker %s\n", CHUHE_VERSION);
     }
-    if (!o->endpoint[0]) {
-        if (talk)
-            fprintf(stderr, "chuhe-worker: no coordinator: give --connect or set "
-                            "CHUHE_COORDINATOR\n");
-        return 2;
-    }
-    char why[300];
-    if (!link_endpoint_check(o->endpoint, why, sizeof why)) {
-        if (talk)
-            fprintf(stderr, "chuhe-worker: %s '%s': %s\n", from, o->endpoint, why);
-        return 2;
-    }
-    if (!o->server_key_file[0] != !o->secret_file[0]) {
-        if (talk)
-            fprintf(stderr, "chuhe-worker: --curve-server-key and --curve-secret go together\n");
-        return 2;
-    }
+    if (st == CLIOPT_ASKED_HELP || st == CLIOPT_ASKED_VERSION)
+        return -1;
+    if (st == CLIOPT_ERROR)
+        return refuse(talk, "%s", msg);
+    if (!o->endpoint[0])
+        return refuse(talk, "no coordinator: give --connect or set CHUHE_COORDINATOR");
+    if (!link_endpoint_check(o->endpoint, msg, sizeof msg))
+        return refuse(talk, "%s '%s': %s", given[0] ? "--connect" : "CHUHE_COORDINATOR",
+                      o->endpoint, msg);
+    if (!o->server_key_file[0] != !o->secret_file[0])
+        return refuse(talk, "--curve-server-key and --curve-secret go together");
     return 0;
 }
 

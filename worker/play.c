@@ -1,11 +1,13 @@
 #include "play.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
+#include "numparse.h"
 #include "error.h"
 #include "rng.h"
 
@@ -48,8 +50,9 @@ static bool options_with_tuned(const ProtoPlayer *pl, char *buf, size_t size, ch
         double v = pl->tuned[k].value;
         char text[32];
         for (int digits = 1; digits <= 17; digits++) {
+            double back;
             snprintf(text, sizeof text, "%.*g", digits, v);
-            if (strtod(text, NULL) == v)
+            if (numparse_double("", text, -DBL_MAX, DBL_MAX, &back, NULL, 0) && back == v)
                 break;
         }
         if (v == floor(v))

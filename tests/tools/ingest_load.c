@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@
 #include <zmq.h>
 
 #include "array.h"
+#include "cliopt.h"
 #include "contracts/protocol.h"
 #include "contracts/runfile.h"
 #include "position.h"
@@ -46,7 +48,7 @@ enum { PROCS_MAX = 64, WORKERS_MAX = 4096, INFLIGHT_MAX = 64 };
 typedef struct {
     const char *endpoint, *source;
     int workers, procs, inflight;
-    long coordinator;
+    int coordinator; /* its pid; 0: none */
     double wait_s;
 } Options;
 
@@ -510,39 +512,40 @@ static double percentile(const float *v, uint64_t n, double q)
     return v[k];
 }
 
-static void usage(void)
-{
-    fprintf(stderr, "usage: ingest_load [--workers M] [--procs P] [--inflight N] "
-                    "[--coordinator PID] [--wait S] ENDPOINT SOURCE.h5\n");
-    exit(2);
-}
+#define AT(f) offsetof(Options, f), sizeof(((Options *)0)->f)
+static const CliOpt OPTS[] = {
+    {"--workers", NULL, CLIOPT_INT, AT(workers), 1, WORKERS_MAX, 0, 0, "M", "simulated ranks",
+     NULL},
+    {"--procs", NULL, CLIOPT_INT, AT(procs), 1, PROCS_MAX, 0, 0, "P", "processes", NULL},
+    {"--inflight", NULL, CLIOPT_INT, AT(inflight), 1, INFLIGHT_MAX, 0, 0, "N",
+     "pairs a rank holds unacknowledged", NULL},
+    {"--coordinator", NULL, CLIOPT_INT, AT(coordinator), 1, 1 << 30, 0, 0, "PID",
+     "whose CPU time to sample", NULL},
+    {"--wait", NULL, CLIOPT_DOUBLE, AT(wait_s), 0.001, 86400, 0, 0, "S",
+     "how long to wait for answers", NULL},
+};
+#undef AT
 
 static void parse(int argc, char **argv, Options *o)
 {
     *o = (Options){.workers = 32, .procs = 2, .inflight = 2, .wait_s = 30};
-    int a = 1;
-    for (; a + 1 < argc && !strncmp(argv[a], "--", 2); a += 2) {
-        const char *v = argv[a + 1];
-        if (!strcmp(argv[a], "--workers"))
-            o->workers = atoi(v);
-        else if (!strcmp(argv[a], "--procs"))
-            o->procs = atoi(v);
-        else if (!strcmp(argv[a], "--inflight"))
-            o->inflight = atoi(v);
-        else if (!strcmp(argv[a], "--coordinator"))
-            o->coordinator = atol(v);
-        else if (!strcmp(argv[a], "--wait"))
-            o->wait_s = atof(v);
-        else
-            usage();
+    CliOptSpec spec = {
+        .prog = "ingest_load", .opts = OPTS, .nopts = sizeof OPTS / sizeof OPTS[0], .dest = o};
+    char msg[300], *words[2];
+    int n = 0;
+    bool parsed =
+        cliopt_parse(&spec, argc - 1, argv + 1, words, &n, 2, msg, sizeof msg) == CLIOPT_OK;
+    if (!parsed || n != 2) {
+        fprintf(stderr,
+                "ingest_load: %s\nusage: ingest_load [--workers M] [--procs P] [--inflight N] "
+                "[--coordinator PID] [--wait S] ENDPOINT SOURCE.h5\n",
+                parsed ? "give ENDPOINT and SOURCE.h5" : msg);
+        exit(2);
     }
-    if (argc - a != 2 || o->workers < 1 || o->workers > WORKERS_MAX || o->procs < 1 ||
-        o->procs > PROCS_MAX || o->inflight < 1 || o->inflight > INFLIGHT_MAX || o->wait_s <= 0)
-        usage();
     if (o->procs > o->workers)
         o->procs = o->workers;
-    o->endpoint = argv[a];
-    o->source = argv[a + 1];
+    o->endpoint = words[0];
+    o->source = words[1];
 }
 
 /* Reads each process's report as it comes, and samples the coordinator's CPU time every

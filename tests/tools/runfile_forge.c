@@ -17,13 +17,16 @@
  * of players k and k + 1 (mod N), so that each has a place in a tournament's ranking. Exit status 0
  * when the file was written, 1 on a refusal or failure, 2 on a usage error.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cliopt.h"
 #include "coordinator/coord_config.h"
 #include "contracts/runfile.h"
+#include "error.h"
 #include "movegen.h"
 #include "rng.h"
 #include "rules.h"
@@ -107,36 +110,56 @@ static bool forge(const char *path, const char **names, int n, const char *confi
     return ok;
 }
 
+typedef struct {
+    const char *names[FORGE_MAX_PLAYERS], *config, *spsa;
+    int n;
+} ForgeArgs;
+
+/* --name, given once per player. */
+static bool add_name(void *ctx, const CliOpt *o, const char *label, int n, char **words, char *msg,
+                     size_t size)
+{
+    ForgeArgs *a = ctx;
+    (void)o, (void)n;
+    if (a->n == FORGE_MAX_PLAYERS)
+        return error_set(msg, size, "%s: at most %d players", label, FORGE_MAX_PLAYERS);
+    a->names[a->n++] = words[0];
+    return true;
+}
+
+#define AT(f) offsetof(ForgeArgs, f), sizeof(((ForgeArgs *)0)->f)
+static const CliOpt OPTS[] = {
+    {"--name", NULL, CLIOPT_CALL, 0, 0, 0, 0, 0, 0, "NAME", "a player (any bytes)", NULL},
+    {"--config", NULL, CLIOPT_ARG, AT(config), 0, 0, 0, 0, "TEXT", "run_config", NULL},
+    {"--spsa", NULL, CLIOPT_ARG, AT(spsa), 0, 0, 0, 0, "NAME", "an SPSA parameter", NULL},
+};
+#undef AT
+
 int main(int argc, char **argv)
 {
-    const char *names[FORGE_MAX_PLAYERS] = {"red", "black"}, *config = NULL, *spsa = NULL;
-    int n = 0;
-    if (argc < 2 || argv[1][0] == '-') {
-        fprintf(stderr, "usage: runfile_forge OUT.h5 [--name NAME]... [--config TEXT] "
-                        "[--spsa NAME]\n");
+    ForgeArgs a = {.names = {"red", "black"}};
+    CliOptSpec spec = {.prog = "runfile_forge",
+                       .opts = OPTS,
+                       .nopts = sizeof OPTS / sizeof OPTS[0],
+                       .dest = &a,
+                       .call = add_name,
+                       .ctx = &a};
+    char *out[1], msg[300];
+    int nout = 0;
+    bool parsed =
+        cliopt_parse(&spec, argc - 1, argv + 1, out, &nout, 1, msg, sizeof msg) == CLIOPT_OK;
+    if (!parsed || nout != 1) {
+        fprintf(stderr,
+                "runfile_forge: %s\nusage: runfile_forge OUT.h5 [--name NAME]... "
+                "[--config TEXT] [--spsa NAME]\n",
+                parsed ? "give OUT.h5" : msg);
         return 2;
     }
-    for (int i = 2; i < argc; i += 2) {
-        if (i + 1 >= argc) {
-            fprintf(stderr, "runfile_forge: %s needs a value\n", argv[i]);
-            return 2;
-        }
-        if (!strcmp(argv[i], "--name") && n < FORGE_MAX_PLAYERS)
-            names[n++] = argv[i + 1];
-        else if (!strcmp(argv[i], "--config"))
-            config = argv[i + 1];
-        else if (!strcmp(argv[i], "--spsa"))
-            spsa = argv[i + 1];
-        else {
-            fprintf(stderr, "runfile_forge: unknown option '%s'\n", argv[i]);
-            return 2;
-        }
-    }
     static char json[RUNFILE_CONFIG_MAX];
-    if (!config) {
+    if (!a.config) {
         if (!default_config(json, sizeof json))
             return 1;
-        config = json;
+        a.config = json;
     }
-    return forge(argv[1], names, n < 2 ? 2 : n, config, spsa) ? 0 : 1;
+    return forge(out[0], a.names, a.n < 2 ? 2 : a.n, a.config, a.spsa) ? 0 : 1;
 }

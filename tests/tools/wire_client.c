@@ -27,15 +27,18 @@
  * Replies are printed as "reply ERROR <text>", "reply ACK status <n>" or "reply TYPE";
  * "no reply" when the wait ran out. Exit status 0 when the mode got its answers.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <zmq.h>
 
+#include "cliopt.h"
 #include "contracts/keys.h"
 #include "contracts/protocol.h"
 #include "movegen.h"
+#include "numparse.h"
 #include "position.h"
 #include "rng.h"
 #include "rules.h"
@@ -379,31 +382,52 @@ static void set_curve(const char *server_file, const char *secret_file)
         die("zmq_setsockopt(CURVE)");
 }
 
+typedef struct {
+    const char *id, *server_key, *secret;
+} Args;
+
+#define AT(f) offsetof(Args, f), sizeof(((Args *)0)->f)
+static const CliOpt OPTS[] = {
+    {"--id", NULL, CLIOPT_ARG, AT(id), 0, 0, 0, 0, "NAME", "the routing id", NULL},
+    {"--server-key", NULL, CLIOPT_ARG, AT(server_key), 0, 0, 0, 0, "FILE", "CURVE", NULL},
+    {"--secret", NULL, CLIOPT_ARG, AT(secret), 0, 0, 0, 0, "FILE", "CURVE", NULL},
+    /* seconds, into the file's wait_ms */
+    {"--wait", NULL, CLIOPT_MS, 0, sizeof wait_ms, 0.001, 86400, 0, 0, "S", "answers", NULL},
+};
+#undef AT
+
+/* The command line: the options into a (--wait into wait_ms, by a second table), then
+ * ENDPOINT MODE [N]; the count N (default 1). Exits with status 2, said, on a bad one. */
+static long parse(int argc, char **argv, Args *a, const char **endpoint, const char **mode)
+{
+    CliOptSpec wait = {.prog = "wire_client", .opts = OPTS + 3, .nopts = 1, .dest = &wait_ms};
+    CliOptSpec spec = {.prog = "wire_client", .opts = OPTS, .nopts = 3, .dest = a, .next = &wait};
+    char msg[300], *words[3];
+    int n = 0;
+    long long count = 1;
+    CliOptStatus st = cliopt_parse(&spec, argc - 1, argv + 1, words, &n, 3, msg, sizeof msg);
+    const char *why = st != CLIOPT_OK ? msg : n < 2 ? "give ENDPOINT and a mode" : NULL;
+    if (!why && n == 3 && !numparse_int("N", words[2], 0, 1 << 30, &count, msg, sizeof msg))
+        why = msg;
+    if (why) {
+        fprintf(stderr,
+                "wire_client: %s\nusage: wire_client [--id NAME] [--wait S] [--server-key FILE "
+                "--secret FILE] ENDPOINT garbage|big N|version|illegal|request|play N|inflight "
+                "[N]|flood N\n",
+                why);
+        exit(2);
+    }
+    *endpoint = words[0];
+    *mode = words[1];
+    return (long)count;
+}
+
 int main(int argc, char **argv)
 {
-    const char *id = "wire-client", *server_key = NULL, *secret = NULL;
-    int a = 1;
-    for (; a + 1 < argc && argv[a][0] == '-'; a += 2) {
-        if (!strcmp(argv[a], "--id"))
-            id = argv[a + 1];
-        else if (!strcmp(argv[a], "--wait"))
-            wait_ms = (int)(atof(argv[a + 1]) * 1000);
-        else if (!strcmp(argv[a], "--server-key"))
-            server_key = argv[a + 1];
-        else if (!strcmp(argv[a], "--secret"))
-            secret = argv[a + 1];
-        else
-            break;
-    }
-    if (argc - a < 2 || argc - a > 3) {
-        fprintf(
-            stderr,
-            "usage: wire_client [--id NAME] [--wait S] [--server-key FILE --secret "
-            "FILE] ENDPOINT garbage|big N|version|illegal|request|play N|inflight [N]|flood N\n");
-        return 2;
-    }
-    const char *endpoint = argv[a], *mode = argv[a + 1];
-    long count = argc - a == 3 ? atol(argv[a + 2]) : 1;
+    Args args = {.id = "wire-client"};
+    const char *endpoint, *mode;
+    long count = parse(argc, argv, &args, &endpoint, &mode);
+    const char *id = args.id, *server_key = args.server_key, *secret = args.secret;
     position_init();
     void *ctx = zmq_ctx_new();
     if (!ctx)

@@ -1,158 +1,19 @@
-#include "coord_tools.h"
+#include "coord_verifycmd.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "coord_config.h"
 #include "coord_export.h"
 #include "numparse.h"
 #include "contracts/outpath.h"
+#include "coord_subcmd.h"
 #include "coord_tournament.h"
 #include "contracts/runfile.h"
 
 enum { VERIFY_MAX_REPORTS = 20 };
-
-static RunFile *open_or_say(const char *path)
-{
-    RunError err;
-    RunFile *rf = runfile_open_read(path, &err);
-    if (!rf)
-        fprintf(stderr, "chuhe-coordinator: %s\n", err.msg);
-    return rf;
-}
-
-/* ---- export ---- */
-
-typedef struct {
-    bool pgn;
-    const char *run;
-    ExportFilter filter;
-    bool comments;
-    const char *out; /* -o FILE; NULL: the standard output */
-    bool force;
-} ExportArgs;
-
-/* The options after "export plain|pgn RUN.h5"; 0 to go on, else the exit status. */
-static int export_args(int argc, char **argv, ExportArgs *a)
-{
-    for (int i = 0; i < argc; i++) {
-        const char *o = argv[i];
-        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-        char msg[200];
-        long long v;
-        if (!strcmp(o, "-o") || !strcmp(o, "--output")) {
-            if (!value) {
-                fprintf(stderr, "chuhe-coordinator: export: %s needs a file name\n", o);
-                return 2;
-            }
-            a->out = value;
-            i++;
-        } else if (!strcmp(o, "--force")) {
-            a->force = true;
-        } else if (a->pgn && !strcmp(o, "--no-comments")) {
-            a->comments = false;
-        } else if (!a->pgn && !strcmp(o, "--skip-opening")) {
-            a->filter.skip_opening = true;
-        } else if (!a->pgn && !strcmp(o, "--skip-in-check")) {
-            a->filter.skip_in_check = true;
-        } else if (!a->pgn && !strcmp(o, "--skip-captures")) {
-            a->filter.skip_captures = true;
-        } else if (!a->pgn && !strcmp(o, "--max-score")) {
-            if (!numparse_int(o, value, 0, 32767, &v, msg, sizeof msg)) {
-                fprintf(stderr, "chuhe-coordinator: export plain: %s\n", msg);
-                return 2;
-            }
-            /* 0 is no limit, as in chuhe-tune --max-score */
-            a->filter.limit_score = v > 0;
-            a->filter.max_score = (int)v;
-            i++;
-        } else {
-            fprintf(stderr, "chuhe-coordinator: export %s: unknown option '%s'\n",
-                    a->pgn ? "pgn" : "plain", o);
-            return 2;
-        }
-    }
-    return 0;
-}
-
-/* The standard output is written unchecked by the shell's redirection, which may point
- * it at the run file itself (">> run.h5") or at another run file: refused. */
-static bool stdout_usable(const char *run)
-{
-    struct stat out, in;
-    if (fstat(STDOUT_FILENO, &out) != 0 || !S_ISREG(out.st_mode))
-        return true;
-    const char *why = NULL;
-    if (stat(run, &in) == 0 && out.st_dev == in.st_dev && out.st_ino == in.st_ino)
-        why = "is the run file being exported";
-    else if (outpath_is_hdf5("/dev/stdout"))
-        why = "is an HDF5 run file; chuhe never writes over one";
-    if (why)
-        fprintf(stderr,
-                "chuhe-coordinator: export: the standard output %s (give another file: "
-                "-o FILE or > FILE)\n",
-                why);
-    return why == NULL;
-}
-
-int coord_tool_export(int argc, char **argv)
-{
-    if (argc < 2 || (strcmp(argv[0], "plain") && strcmp(argv[0], "pgn"))) {
-        fprintf(stderr, "usage: chuhe-coordinator export plain|pgn RUN.h5 [options] "
-                        "[-o FILE [--force]]\n");
-        return 2;
-    }
-    ExportArgs a = {.pgn = !strcmp(argv[0], "pgn"), .run = argv[1], .comments = true};
-    int status = export_args(argc - 2, argv + 2, &a);
-    if (status)
-        return status;
-    char msg[COORD_PATH_MAX * 2 + 200];
-    const char *inputs[] = {a.run};
-    if (a.out &&
-        !outpath_check("-o", a.out, OUTPATH_REPLACE, a.force, inputs, 1, msg, sizeof msg)) {
-        fprintf(stderr, "chuhe-coordinator: export: %s\n", msg);
-        return 2;
-    }
-    if (!a.out && !stdout_usable(a.run))
-        return 2;
-    RunFile *rf = open_or_say(a.run);
-    if (!rf)
-        return 1;
-    FILE *out = a.out ? fopen(a.out, "w") : stdout;
-    ExportStats st;
-    RunError err;
-    bool ok = out != NULL;
-    if (!out)
-        snprintf(err.msg, sizeof err.msg, "-o %s: %s", a.out, strerror(errno));
-    else if (a.pgn)
-        ok = coord_export_pgn(rf, 0, UINT64_MAX, a.comments, out, &st, &err);
-    else
-        ok = coord_export_plain(rf, 0, UINT64_MAX, &a.filter, out, &st, &err);
-    if (out && out != stdout && fclose(out) != 0 && ok) {
-        ok = false;
-        snprintf(err.msg, sizeof err.msg, "-o %s: %s", a.out, strerror(errno));
-    }
-    if (!ok)
-        fprintf(stderr, "chuhe-coordinator: %s\n", err.msg);
-    else if (a.pgn)
-        fprintf(stderr, "exported %" PRIu64 " games, %" PRIu64 " moves\n", st.games, st.positions);
-    else
-        fprintf(stderr, "exported %" PRIu64 " games, %" PRIu64 " positions (%" PRIu64 " skipped)\n",
-                st.games, st.positions, st.skipped);
-    status = ok ? 0 : 1;
-    if (!runfile_close(&rf, &err)) {
-        fprintf(stderr, "chuhe-coordinator: %s\n", err.msg);
-        status = status ? status : 1;
-    }
-    return status;
-}
-
-/* ---- verify ---- */
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -290,13 +151,16 @@ static void verify_games(RunFile *rf, const CoordConfig *cfg, GameRecord *rec, u
         fprintf(stderr, "verify: /positions holds rows no game owns\n");
 }
 
-int coord_tool_verify(int argc, char **argv)
+static const CliOpt OPTS[] = {COORD_SUBCMD_HELP};
+static const CoordSubcmd VERIFY = COORD_SUBCMD_ONE("verify", "verify RUN.h5", "RUN.h5", OPTS, NULL);
+
+int coord_verifycmd_run(int argc, char **argv)
 {
-    if (argc != 1) {
-        fprintf(stderr, "usage: chuhe-coordinator verify RUN.h5\n");
-        return 2;
-    }
-    RunFile *rf = open_or_say(argv[0]);
+    int status;
+    const char *path = coord_subcmd_word(&VERIFY, argc, argv, &status);
+    if (!path)
+        return status;
+    RunFile *rf = coord_subcmd_open(&VERIFY, path);
     if (!rf)
         return 1;
     VerifyCounts c;
@@ -328,7 +192,7 @@ int coord_tool_verify(int argc, char **argv)
     free(moves);
     free(cfg);
     bool ok = config_ok && table_ok && c.invalid == 0 && c.duplicates == 0;
-    printf("verify %s: %s\n", argv[0], ok ? "OK" : "FAILED");
+    printf("verify %s: %s\n", path, ok ? "OK" : "FAILED");
     printf(
         "games %" PRIu64 "\npositions %" PRIu64 "\nplayers %u\nfull_pairs %" PRIu64
         "\nhalf_pairs %" PRIu64 "\nduplicates %" PRIu64 "\nrepeated %" PRIu64 "\ninvalid %" PRIu64

@@ -16,6 +16,10 @@ static const unsigned char HDF5_SIGNATURE[8] = {0x89, 'H', 'D', 'F', '\r', '\n',
 bool outpath_is_hdf5(const char *path)
 {
     unsigned char head[sizeof HDF5_SIGNATURE];
+    /* only a regular file is read: opening /dev/stdout or a pipe to read would wait */
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return false;
     FILE *f = fopen(path, "rb");
     if (!f)
         return false;
@@ -59,6 +63,9 @@ bool outpath_same(const char *a, const char *b)
 static bool looks_like(const char *path, bool pgn)
 {
     unsigned char buf[512];
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return true; /* a terminal or a pipe: nothing to read, lines go to it */
     FILE *f = fopen(path, "rb");
     if (!f)
         return false;

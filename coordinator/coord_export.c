@@ -120,14 +120,14 @@ static bool export_range(RunFile *rf, uint64_t first_game, uint64_t ngames,
     return ok;
 }
 
-bool coord_export_plain(RunFile *rf, uint64_t first_game, uint64_t ngames, const ExportFilter *filter,
-                  FILE *out, ExportStats *stats, RunError *err)
+bool coord_export_plain(RunFile *rf, uint64_t first_game, uint64_t ngames,
+                        const ExportFilter *filter, FILE *out, ExportStats *stats, RunError *err)
 {
     return export_range(rf, first_game, ngames, filter, false, false, out, stats, err);
 }
 
 bool coord_export_pgn(RunFile *rf, uint64_t first_game, uint64_t ngames, bool comments, FILE *out,
-                ExportStats *stats, RunError *err)
+                      ExportStats *stats, RunError *err)
 {
     return export_range(rf, first_game, ngames, NULL, true, comments, out, stats, err);
 }

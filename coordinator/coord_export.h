@@ -46,8 +46,8 @@ typedef struct {
  * runfile_open_read (ngames = UINT64_MAX: to the last game) as plain text to out.
  * filter may be NULL; *stats (may be NULL) is filled even on failure, with what was done.
  */
-bool coord_export_plain(RunFile *rf, uint64_t first_game, uint64_t ngames, const ExportFilter *filter,
-                  FILE *out, ExportStats *stats, RunError *err);
+bool coord_export_plain(RunFile *rf, uint64_t first_game, uint64_t ngames,
+                        const ExportFilter *filter, FILE *out, ExportStats *stats, RunError *err);
 
 /*
  * Writes the same range of games as PGN (pgn.h), with score/depth comments when asked:
@@ -56,7 +56,7 @@ bool coord_export_plain(RunFile *rf, uint64_t first_game, uint64_t ngames, const
  * the plies written.
  */
 bool coord_export_pgn(RunFile *rf, uint64_t first_game, uint64_t ngames, bool comments, FILE *out,
-                ExportStats *stats, RunError *err);
+                      ExportStats *stats, RunError *err);
 
 /* The Event tag value of the run's games in PGN: "chuhe run <run id in hex>". */
 void coord_export_pgn_event(RunFile *rf, char *buf, size_t size);

@@ -130,7 +130,8 @@ bool coord_outbox_commit_due(const CoordHub *h)
     if (!o->dirty)
         return o->nheld > 0;
     return o->pending >= COORD_OUTBOX_GAMES ||
-           h->now - o->first_pending_at >= COORD_OUTBOX_SECONDS || coord_sched_finished(h->run->sched);
+           h->now - o->first_pending_at >= COORD_OUTBOX_SECONDS ||
+           coord_sched_finished(h->run->sched);
 }
 
 double coord_outbox_commit_at(const CoordHub *h)
@@ -188,7 +189,8 @@ void coord_outbox_commit(CoordHub *h)
     for (size_t k = 0; k < o->nheld; k++) {
         CoordHeldAck *d = &o->held[k];
         if (!o->failed && ack_logged(h, d->worker, &d->ack)) {
-            coord_quota_acked(&h->workers.items[d->worker].limits, d->ack.pair_id, d->ack.game_in_pair);
+            coord_quota_acked(&h->workers.items[d->worker].limits, d->ack.pair_id,
+                              d->ack.game_in_pair);
             send_frame(h, d->worker, d->frame, d->len);
         }
         free(d->frame);

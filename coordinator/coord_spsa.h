@@ -93,8 +93,8 @@ typedef struct Spsa {
 } Spsa;
 
 /* theta_0 = the start values. False when out of memory. */
-bool coord_spsa_init(Spsa *s, const SpsaSettings *set, uint64_t seed, const RunSpsaParam *params, int n,
-               uint16_t plus_player);
+bool coord_spsa_init(Spsa *s, const SpsaSettings *set, uint64_t seed, const RunSpsaParam *params,
+                     int n, uint16_t plus_player);
 void coord_spsa_free(Spsa *s);
 
 /* theta after j updates (j <= applied). */

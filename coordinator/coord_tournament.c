@@ -58,7 +58,8 @@ static void circle_pairing(int n, uint64_t k, int *first, int *second)
     *second = 1;
 }
 
-void coord_tournament_pair_engines(TourKind kind, int engines, uint64_t pair_id, int *first, int *second)
+void coord_tournament_pair_engines(TourKind kind, int engines, uint64_t pair_id, int *first,
+                                   int *second)
 {
     uint64_t per = coord_tournament_pairings(kind, engines);
     if (per <= 1) {

@@ -34,6 +34,7 @@ const char *coord_tournament_kind_name(TourKind k); /* "roundrobin", "gauntlet";
 uint64_t coord_tournament_pairings(TourKind kind, int engines);
 
 /* The engines of pair id: first (Red in game 0) and second. */
-void coord_tournament_pair_engines(TourKind kind, int engines, uint64_t pair_id, int *first, int *second);
+void coord_tournament_pair_engines(TourKind kind, int engines, uint64_t pair_id, int *first,
+                                   int *second);
 
 #endif

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "array.h"
 #include "error.h"
@@ -223,6 +224,17 @@ bool weights_write(FILE *f, const EvalParams *p)
 
 bool weights_save(const char *path, const EvalParams *p, WeightsError *err)
 {
+    /* a path that is not a regular file (a link such as /dev/stdout, a terminal, a pipe)
+     * is written straight to: a rename would put a file in the place of the link */
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        FILE *out = fopen(path, "w");
+        if (!out)
+            return ERROR_SET(err, "%s: %s", path, strerror(errno));
+        bool ok = weights_write(out, p);
+        ok = (fclose(out) == 0) && ok;
+        return ok || ERROR_SET(err, "%s: write error", path);
+    }
     /* write a sibling file and rename it, so a failed write never leaves half a file */
     char tmp[4096];
     if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)

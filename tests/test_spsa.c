@@ -47,8 +47,8 @@ static void test_settings(void **state)
     assert_string_equal(s.params, "p.txt");
     assert_true(s.pairs == 0 && s.A < 0 && s.window == SPSA_DEFAULT_WINDOW);
     assert_true(s.alpha == SPSA_DEFAULT_ALPHA && s.gamma == SPSA_DEFAULT_GAMMA);
-    assert_true(coord_spsa_settings_parse("params=p.txt pairs=300 A=30.5 alpha=0.7 gamma=0.2 window=3",
-                                    &s, &err));
+    assert_true(coord_spsa_settings_parse(
+        "params=p.txt pairs=300 A=30.5 alpha=0.7 gamma=0.2 window=3", &s, &err));
     char text[COORD_PATH_MAX + 256];
     assert_true(coord_spsa_settings_text(&s, text, sizeof text));
     assert_true(coord_spsa_settings_parse(text, &t, &err));
@@ -225,7 +225,8 @@ static void test_updates_and_restart(void **state)
     double pl[2], mi[2];
     coord_spsa_values(&s, 3, pl, mi);
     double ck = s.c[1] / pow(4, s.set.gamma);
-    assert_true(pl[1] == fmin(1, fmax(0, coord_spsa_theta(&s, 1)[1] + ck * coord_spsa_delta(&s, 3, 1))));
+    assert_true(pl[1] ==
+                fmin(1, fmax(0, coord_spsa_theta(&s, 1)[1] + ck * coord_spsa_delta(&s, 3, 1))));
     /* the WORK's tuned parameters: engine 0 plus, engine 1 minus */
     ProtoPlayer pp;
     memset(&pp, 0, sizeof pp);

@@ -145,6 +145,13 @@ after=$(grep -vE '^info string' <<<"$out")
     grep -q '^material\[chariot\] ' "$w"
 check "weights <file> writes weights that EvalFile loads back unchanged" $? "$out"
 
+# a link to the engine's own standard output (as /dev/stdout is): written through, at
+# once, and the link stays a link (no file renamed over it, no read of the pipe first)
+ln -s /proc/self/fd/1 "$tmp/stdout-link"
+out=$(printf 'weights %s\nquit\n' "$tmp/stdout-link" | timeout 10 "$engine")
+grep -q '^material\[chariot\] ' <<<"$out" && [ -L "$tmp/stdout-link" ]
+check "weights to a link to its standard output (/dev/stdout): the weights on stdout" $? "$(head -c 300 <<<"$out")"
+
 # ---- bench -----------------------------------------------------------------------------
 b1=$(timeout 120 "$engine" bench $bench 2>&1)
 b2=$(timeout 120 "$engine" bench $bench 2>&1)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "numparse.h"
 
 enum {
     HOST_MAX = 256,
@@ -35,7 +36,7 @@ typedef struct {
     char program[FIELD_MAX];
     char since[FIELD_MAX];
     long long pid;
-    unsigned long long start; /* 0: unknown */
+    uint64_t start; /* 0: unknown */
 } Holder;
 
 typedef enum { FLOCK_TAKEN, FLOCK_HELD, FLOCK_NONE } FlockResult;
@@ -84,12 +85,15 @@ static unsigned long long proc_start(long long pid)
     buf[n] = '\0';
     /* the command name, field 2, is in parentheses and may hold anything */
     const char *p = strrchr(buf, ')');
-    unsigned long long start = 0;
     for (int field = 2; p && *p && field < 22; field++)
         p = strchr(p + 1, ' ');
-    if (p && sscanf(p + 1, "%llu", &start) != 1)
-        start = 0;
-    return start;
+    if (!p)
+        return 0;
+    char field[32];
+    size_t len = strcspn(p + 1, " \n");
+    snprintf(field, sizeof field, "%.*s", (int)(len < sizeof field ? len : 0), p + 1);
+    uint64_t start = 0;
+    return numparse_u64("start", field, 0, UINT64_MAX, &start, NULL, 0) ? start : 0;
 }
 
 static void this_host(char host[HOST_MAX])
@@ -144,9 +148,9 @@ static bool read_holder(int fd, Holder *h)
             else if (klen == 5 && !memcmp(line, "since", 5))
                 copy_value(h->since, sizeof h->since, eq + 1, vlen);
             else if (klen == 3 && !memcmp(line, "pid", 3))
-                h->pid = strtoll(number, NULL, 10);
+                numparse_int("pid", number, 1, INT32_MAX, &h->pid, NULL, 0);
             else if (klen == 5 && !memcmp(line, "start", 5))
-                h->start = strtoull(number, NULL, 10);
+                numparse_u64("start", number, 0, UINT64_MAX, &h->start, NULL, 0);
         }
         line += len + (line[len] == '\n');
     }

@@ -7,7 +7,7 @@
 # challengers share each round's opening (-openings policy=round); per-engine node
 # limits stored in the run file and kept by the workers; and the runs that must not
 # start (a bad book, an SPRT between three engines).
-# Prints TAP. Usage: tests/coord_tournament_e2e.sh <bindir>; CHUHE_TEST_KEEP=1 keeps the logs.
+# Prints TAP. Usage: tests/tournament_e2e.sh <bindir>; CHUHE_TEST_KEEP=1 keeps the logs.
 set -u
 bindir=${1:-bin}
 uci=$(cd "$bindir" && pwd)/chuhe-engine

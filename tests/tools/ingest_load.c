@@ -39,6 +39,7 @@
 
 #include "array.h"
 #include "cliopt.h"
+#include "tests/tools/toolargs.h"
 #include "contracts/protocol.h"
 #include "contracts/runfile.h"
 #include "position.h"
@@ -531,17 +532,10 @@ static void parse(int argc, char **argv, Options *o)
     *o = (Options){.workers = 32, .procs = 2, .inflight = 2, .wait_s = 30};
     CliOptSpec spec = {
         .prog = "ingest_load", .opts = OPTS, .nopts = sizeof OPTS / sizeof OPTS[0], .dest = o};
-    char msg[300], *words[2];
-    int n = 0;
-    bool parsed =
-        cliopt_parse(&spec, argc - 1, argv + 1, words, &n, 2, msg, sizeof msg) == CLIOPT_OK;
-    if (!parsed || n != 2) {
-        fprintf(stderr,
-                "ingest_load: %s\nusage: ingest_load [--workers M] [--procs P] [--inflight N] "
-                "[--coordinator PID] [--wait S] ENDPOINT SOURCE.h5\n",
-                parsed ? "give ENDPOINT and SOURCE.h5" : msg);
-        exit(2);
-    }
+    char *words[2];
+    toolargs_parse(&spec, argc, argv, words, 2, "give ENDPOINT and SOURCE.h5",
+                   "ingest_load [--workers M] [--procs P] [--inflight N] [--coordinator PID] "
+                   "[--wait S] ENDPOINT SOURCE.h5");
     if (o->procs > o->workers)
         o->procs = o->workers;
     o->endpoint = words[0];

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "cliopt.h"
+#include "tests/tools/toolargs.h"
 #include "coordinator/coord_config.h"
 #include "contracts/runfile.h"
 #include "error.h"
@@ -144,17 +145,9 @@ int main(int argc, char **argv)
                        .dest = &a,
                        .call = add_name,
                        .ctx = &a};
-    char *out[1], msg[300];
-    int nout = 0;
-    bool parsed =
-        cliopt_parse(&spec, argc - 1, argv + 1, out, &nout, 1, msg, sizeof msg) == CLIOPT_OK;
-    if (!parsed || nout != 1) {
-        fprintf(stderr,
-                "runfile_forge: %s\nusage: runfile_forge OUT.h5 [--name NAME]... "
-                "[--config TEXT] [--spsa NAME]\n",
-                parsed ? "give OUT.h5" : msg);
-        return 2;
-    }
+    char *out[1];
+    toolargs_parse(&spec, argc, argv, out, 1, "give OUT.h5",
+                   "runfile_forge OUT.h5 [--name NAME]... [--config TEXT] [--spsa NAME]");
     static char json[RUNFILE_CONFIG_MAX];
     if (!a.config) {
         if (!default_config(json, sizeof json))

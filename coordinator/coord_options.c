@@ -33,9 +33,9 @@
 #define OPT_DIR(sfx, k, help)      ROW("--dir-" sfx, PATH(dir[k]), 0, 0, ENGINE(k), "DIR", help)
 #define OPT_WEIGHTS(sfx, k, help)  ROW("--weights-" sfx, PATH(weights[k]), 0, 0, ENGINE(k), "FILE", help)
 #define OPT_TC(sfx, k, help)       ROW("--tc-" sfx, TC(engine_tc[k]), 0, 0, ENGINE(k), "BASE+INC", help)
-#define OPT_MOVETIME(sfx, k, help) ROW("--movetime-" sfx, INT(engine_movetime[k]), 1, COORD_MOVETIME_MAX, ENGINE(k), "MS", help)
-#define OPT_NODES(sfx, k, help)    ROW("--nodes-" sfx, U64(engine_nodes[k]), 1, COORD_NODES_MAX, ENGINE(k), "N", help)
-#define OPT_DEPTH(sfx, k, help)    ROW("--depth-" sfx, INT(engine_depth[k]), 1, MAX_PLY, ENGINE(k), "N", help)
+#define OPT_MOVETIME(sfx, k, help) ROW("--movetime-" sfx, INT(engine_movetime[k]), 0, COORD_MOVETIME_MAX, ENGINE(k), "MS", help)
+#define OPT_NODES(sfx, k, help)    ROW("--nodes-" sfx, U64(engine_nodes[k]), 0, COORD_NODES_MAX, ENGINE(k), "N", help)
+#define OPT_DEPTH(sfx, k, help)    ROW("--depth-" sfx, INT(engine_depth[k]), 0, MAX_PLY, ENGINE(k), "N", help)
 /* Engines 2 and up: the same options under a number, covered by one line of --help. */
 #define ENGINE_OPTS(k)                                                                           \
     OPT_NAME(#k, k, NULL), OPT_CMD(#k, k, NULL), OPT_PROTO(#k, k, NULL), OPT_OPTIONS(#k, k, NULL), \
@@ -50,10 +50,10 @@ static const CoordOpt OPTS[] = {
         "games to store as N rounds of every pairing of the run's engines (-rounds)"),
     ROW("--round-games", U64(round_games), 1, COORD_GAMES_MAX, 0, "N",
         "with --rounds: games of each pairing in a round (-games; default 2, one pair)"),
-    ROW("--nodes", U64(nodes), 1, COORD_NODES_MAX, RUN, "N",
+    ROW("--nodes", U64(nodes), 0, COORD_NODES_MAX, RUN, "N",
         "node limit per move (default 10000 when no limit is given)"),
-    ROW("--depth", INT(depth), 1, MAX_PLY, RUN, "N", "depth limit per move"),
-    ROW("--movetime", INT(movetime), 1, COORD_MOVETIME_MAX, RUN, "MS", "time limit per move"),
+    ROW("--depth", INT(depth), 0, MAX_PLY, RUN, "N", "depth limit per move"),
+    ROW("--movetime", INT(movetime), 0, COORD_MOVETIME_MAX, RUN, "MS", "time limit per move"),
     ROW("--hash", INT(hash_mb), 1, ENGINE_HASH_MAX_MB, RUN, "MB",
         "hash table per engine (default 16)"),
     ROW("--openings", PATH(openings), 0, 0, RUN, "FILE",

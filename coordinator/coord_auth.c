@@ -144,22 +144,18 @@ int coord_auth_poll_items(CoordAuth *a, zmq_pollitem_t *items)
 
 /* One refusal line, through a gate. */
 static void refusal(CoordLogGate *gate, double now, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void refusal(CoordLogGate *gate, double now, const char *fmt, ...)
 {
     uint64_t held;
     if (!coord_log_gate(gate, now, &held))
         return;
-    char text[600];
+    char text[600], more[64] = "";
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    if (held)
-        coord_log("%s (and %llu refusals not logged)", text, (unsigned long long)held);
-    else
-        coord_log("%s", text);
+    if (held) /* the refusals the gate held back since the last line */
+        snprintf(more, sizeof more, " (and %llu refusals not logged)", (unsigned long long)held);
+    coord_log("%s%s", text, more);
 }
 
 typedef struct {

@@ -74,5 +74,14 @@ leakcheck tune1 mpirun --oversubscribe --bind-to none "${mpi_env[@]}" -np 1 "$tu
 check "chuhe-tune on one MPI rank: status 0, no leak" $? "$(tail -40 "$tmp/tune1.log")"
 leakcheck tune2 mpirun --oversubscribe --bind-to none "${mpi_env[@]}" -np 2 "$tune" "${fit[@]}" \
     -o "$tmp/t2.weights" "$run"
-check "chuhe-tune on two MPI ranks: status 0, no leak" $? "$(tail -40 "$tmp/tune2.log")"
+rc=$?
+# on a loaded machine the tracer of a two-rank run can die three times running (no leak
+# found or missed: the check could not run): said as a skip, a leak or a failed run fails
+if [ $rc -ne 0 ] && tracer_died "$tmp/tune2.log" && ! leaked "$tmp/tune2.log" &&
+    grep -q '^weights: ' "$tmp/tune2.log"; then
+    skip "chuhe-tune on two MPI ranks: status 0, no leak" \
+        "LeakSanitizer's tracer died in all three runs (the tuning itself finished)"
+else
+    check "chuhe-tune on two MPI ranks: status 0, no leak" $rc "$(tail -40 "$tmp/tune2.log")"
+fi
 e2e_end

@@ -25,6 +25,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# a program started without mpirun is a singleton that needs no helper daemon
+export OMPI_MCA_ess_singleton_isolated=1
 # The sanitizer build's leak report would count OpenMPI's start-up allocations.
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 

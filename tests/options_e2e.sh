@@ -14,6 +14,8 @@
 set -u
 bindir=${1:-bin}
 . "$(dirname "$0")/support/e2e.sh"
+# the worker refusing its options runs as an MPI singleton: no helper daemon for each
+export OMPI_MCA_ess_singleton_isolated=1
 
 # ---- the table: an option, the words around its value, the name its error carries ----
 # kind i: a whole number, d: a real number. "@" in the words is where the value goes.

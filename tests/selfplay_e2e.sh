@@ -161,8 +161,9 @@ section "a worker rank killed"
 
 # ---- D: the coordinator stopped with SIGTERM and restarted under live workers ----
 run=$tmp/d.h5
-# long enough to be stopped in its middle once games show (at the flush, every 2 s)
-start_coord d1 'tcp://127.0.0.1:*' --games 16 --out "$run" --nodes "$nodes_d" --max-plies 150 \
+# long enough to be stopped in its middle once games show (at the flush, every 2 s):
+# 16 games can all end within the first 2 s on an idle machine
+start_coord d1 'tcp://127.0.0.1:*' --games 64 --out "$run" --nodes "$nodes_d" --max-plies 150 \
     --random-plies 6 --heartbeat-timeout 5
 dep=$ep
 workers dw "$dep" --timeout 30 &
@@ -191,8 +192,8 @@ wait_for "$cpid" 20
 check "the running workers reconnect and finish the run" $? \
     "$(cat "$tmp/dw.err" "$tmp/d2.err")"
 
-verify_pairs "$run" 16 8
-check "after the restart: 16 games in 8 pairs, no duplicates, all valid" $? "$tmp/verify.txt"
+verify_pairs "$run" 64 32
+check "after the restart: 64 games in 32 pairs, no duplicates, all valid" $? "$tmp/verify.txt"
 
 section "the coordinator restarted under live workers"
 

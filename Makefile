@@ -280,6 +280,9 @@ $(GENDIR)/default_weights.inc: engine/default.weights
 
 $(BUILDDIR)/engine/weights.o: $(GENDIR)/default_weights.inc
 
+# The built-in network: engine/default.nnue assembled into nnue_default.o (.incbin).
+$(BUILDDIR)/engine/nnue_default.o: engine/default.nnue
+
 # The coordinator's live page: coordinator/coord_page.html compiled in the same way.
 $(GENDIR)/coord_page.inc: coordinator/coord_page.html
 	@mkdir -p $(@D)
@@ -324,6 +327,7 @@ $(FUZZ_STAMP): FORCE
 	@echo '$(FUZZ_FLAGS_TEXT)' | cmp -s - $@ || echo '$(FUZZ_FLAGS_TEXT)' > $@
 
 $(FUZZ_DIR)/obj/engine/weights.o: $(GENDIR)/default_weights.inc
+$(FUZZ_DIR)/obj/engine/nnue_default.o: engine/default.nnue
 
 $(FUZZ_LIB_OBJS): $(FUZZ_DIR)/obj/%.o: %.c $(FUZZ_STAMP)
 	@mkdir -p $(@D)

@@ -14,9 +14,11 @@ struct Engine {
     TT tt;
     int hash_mb;
     EvalParams params;
-    /* the network (hidden 0: none), whether search uses it, and the accumulators of
-     * the search, sized for it */
+    /* the network read from a file (hidden 0: none); the network chosen: that one, the
+     * built-in one (nnue_default) or none (weights loaded); whether search uses it; and
+     * the accumulators of the search, sized for it */
     NnueNet net;
+    const NnueNet *chosen;
     bool use_nnue;
     NnueStack nnue;
     SearchParams tune;
@@ -52,6 +54,7 @@ Engine *engine_new(void)
     atomic_init(&e->ponder, false);
     search_clear(&e->search);
     smp_init(&e->pool);
+    engine_reset_eval(e);
     return e;
 }
 
@@ -156,9 +159,55 @@ void engine_set_move_overhead(Engine *e, int ms)
     e->search.move_overhead = ms;
 }
 
+/* Points search at the evaluation chosen; a change of evaluation clears the hash, whose
+ * stored static evaluations are the other one's. */
+static void choose_eval(Engine *e)
+{
+    const NnueNet *net = e->use_nnue ? e->chosen : NULL;
+    if (net != e->search.net)
+        tt_clear(&e->tt);
+    e->search.net = net;
+}
+
+/* The accumulator stack sized for a network of hidden units. */
+static bool size_stack(Engine *e, uint32_t hidden, char *err, size_t errlen)
+{
+    if (e->nnue.hidden == hidden)
+        return true;
+    NnueStack st;
+    if (!nnue_stack_alloc(&st, hidden, err, errlen))
+        return false;
+    nnue_stack_free(&e->nnue);
+    e->nnue = st;
+    return true;
+}
+
+/* The network chosen becomes net (NULL: the handcrafted evaluation). */
+static void choose_net(Engine *e, const NnueNet *net)
+{
+    if (net != &e->net)
+        nnue_net_free(&e->net);
+    e->chosen = net;
+    e->search.net = NULL; /* another network: the hash is cleared whatever was in use */
+    choose_eval(e);
+}
+
 bool engine_load_weights(Engine *e, const char *path, WeightsError *err)
 {
-    return weights_load(path, &e->params, err);
+    if (!weights_load(path, &e->params, err))
+        return false;
+    choose_net(e, NULL);
+    return true;
+}
+
+void engine_reset_eval(Engine *e)
+{
+    e->params = *weights_default();
+    const NnueNet *net = nnue_default();
+    char msg[200];
+    if (net && !size_stack(e, net->hidden, msg, sizeof msg))
+        net = NULL; /* no memory for the accumulators: the handcrafted evaluation */
+    choose_net(e, net);
 }
 
 bool engine_save_weights(const Engine *e, const char *path, WeightsError *err)
@@ -171,41 +220,20 @@ const EvalParams *engine_weights(const Engine *e)
     return &e->params;
 }
 
-/* Points search at the evaluation chosen; a change of evaluation clears the hash, whose
- * stored static evaluations are the other one's. */
-static void choose_eval(Engine *e)
-{
-    const NnueNet *net = e->use_nnue && e->net.hidden ? &e->net : NULL;
-    if (net != e->search.net)
-        tt_clear(&e->tt);
-    e->search.net = net;
-}
-
 bool engine_load_eval_file(Engine *e, const char *path, WeightsError *err)
 {
-    if (!nnue_file_is_net(path)) {
-        if (!weights_load(path, &e->params, err))
-            return false;
-        nnue_net_free(&e->net);
-        choose_eval(e);
-        return true;
-    }
+    if (!nnue_file_is_net(path))
+        return engine_load_weights(e, path, err);
     NnueNet net;
     if (!nnue_net_read(&net, path, err->msg, sizeof err->msg))
         return false;
-    if (e->nnue.hidden != net.hidden) {
-        NnueStack st;
-        if (!nnue_stack_alloc(&st, net.hidden, err->msg, sizeof err->msg)) {
-            nnue_net_free(&net);
-            return false;
-        }
-        nnue_stack_free(&e->nnue);
-        e->nnue = st;
+    if (!size_stack(e, net.hidden, err->msg, sizeof err->msg)) {
+        nnue_net_free(&net);
+        return false;
     }
     nnue_net_free(&e->net);
     e->net = net;
-    e->search.net = NULL; /* a new network: the hash is cleared whatever was in use */
-    choose_eval(e);
+    choose_net(e, &e->net);
     return true;
 }
 
@@ -222,7 +250,7 @@ const NnueNet *engine_net(const Engine *e)
 
 const NnueNet *engine_net_loaded(const Engine *e)
 {
-    return e->net.hidden ? &e->net : NULL;
+    return e->chosen;
 }
 
 bool engine_set_search_param(Engine *e, int index, long long value)

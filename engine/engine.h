@@ -61,8 +61,13 @@ void engine_clear_hash(Engine *e);
 int engine_hash_mb(const Engine *e);
 void engine_set_move_overhead(Engine *e, int ms);
 
-/* Weights: loading is all or nothing; on error the previous weights stay. */
+/* A new engine evaluates with the built-in network (engine/default.nnue) and keeps the
+ * built-in handcrafted weights for Use NNUE false.
+ * Weights: the handcrafted evaluation with the weights of path, the network dropped;
+ * all or nothing: on error the previous evaluation stays. */
 bool engine_load_weights(Engine *e, const char *path, WeightsError *err);
+/* Back to a new engine's evaluation: the built-in network and weights. */
+void engine_reset_eval(Engine *e);
 /* An evaluation file, told apart by its first bytes: a network file (nnue.h) becomes
  * the network, a text weights file the handcrafted weights and drops the network. All
  * or nothing: on error the evaluation in use stays. */

@@ -72,6 +72,13 @@ void nnue_net_free(NnueNet *net);
 /* Reads a network file. All or nothing: on any error err holds one line naming the
  * file and the fault, and net is untouched. */
 bool nnue_net_read(NnueNet *net, const char *path, char *err, size_t errlen);
+/* The same from n bytes in memory (a whole file's bytes); name stands for the file in
+ * the error. */
+bool nnue_net_read_memory(NnueNet *net, const void *data, size_t n, const char *name, char *err,
+                          size_t errlen);
+/* The network built into the binary (engine/default.nnue), decoded once per process;
+ * NULL when it does not decode (a broken build: then the handcrafted evaluation). */
+const NnueNet *nnue_default(void);
 /* Writes net to path (replacing it); refuses a network whose sizes, scale,
  * description or weights break the format's rules. */
 bool nnue_net_write(const NnueNet *net, const char *path, char *err, size_t errlen);

@@ -233,6 +233,30 @@ static void decode_payload(NnueNet *net, const uint8_t *p)
         net->b2[i] = (int32_t)get_u32(p);
 }
 
+/* The network of header h and payload p (want bytes, all present): checksum, decode
+ * and weight bounds; all or nothing. */
+static bool build_net(NnueNet *net, const uint8_t *h, const uint8_t *p, size_t want,
+                      uint32_t hidden, uint32_t buckets, int32_t scale, const char *path,
+                      char *err, size_t errlen)
+{
+    if (nnue_checksum(p, want) != get_u32(h + OFF_CHECKSUM))
+        return error_set(err, errlen, "%s: payload checksum %08x, the header says %08x", path,
+                         nnue_checksum(p, want), get_u32(h + OFF_CHECKSUM));
+    NnueNet tmp;
+    if (!nnue_net_alloc(&tmp, hidden, buckets, err, errlen))
+        return false;
+    decode_payload(&tmp, p);
+    tmp.scale = scale;
+    memcpy(tmp.description, h + OFF_DESCRIPTION, NNUE_DESCRIPTION_BYTES);
+    tmp.description[NNUE_DESCRIPTION_BYTES] = '\0';
+    if (!weights_ok(&tmp, path, err, errlen)) {
+        nnue_net_free(&tmp);
+        return false;
+    }
+    *net = tmp;
+    return true;
+}
+
 bool nnue_net_read(NnueNet *net, const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
@@ -252,31 +276,34 @@ bool nnue_net_read(NnueNet *net, const char *path, char *err, size_t errlen)
     }
     size_t want = nnue_payload_bytes(hidden, buckets);
     uint8_t *buf = malloc(want);
-    NnueNet tmp;
-    bool ok = buf && nnue_net_alloc(&tmp, hidden, buckets, err, errlen);
+    bool ok = buf != NULL;
     if (!buf)
         error_set(err, errlen, "%s: out of memory for a %zu-byte payload", path, want);
     ok = ok && read_payload(f, buf, want, path, err, errlen);
     fclose(f);
-    if (ok && nnue_checksum(buf, want) != get_u32(h + OFF_CHECKSUM)) {
-        ok = error_set(err, errlen, "%s: payload checksum %08x, the header says %08x", path,
-                       nnue_checksum(buf, want), get_u32(h + OFF_CHECKSUM));
-    }
-    if (ok) {
-        decode_payload(&tmp, buf);
-        tmp.scale = scale;
-        memcpy(tmp.description, h + OFF_DESCRIPTION, NNUE_DESCRIPTION_BYTES);
-        tmp.description[NNUE_DESCRIPTION_BYTES] = '\0';
-        ok = weights_ok(&tmp, path, err, errlen);
-    }
+    ok = ok && build_net(net, h, buf, want, hidden, buckets, scale, path, err, errlen);
     free(buf);
-    if (!ok) {
-        if (buf)
-            nnue_net_free(&tmp);
+    return ok;
+}
+
+bool nnue_net_read_memory(NnueNet *net, const void *data, size_t n, const char *name, char *err,
+                          size_t errlen)
+{
+    const uint8_t *h = data;
+    uint32_t hidden = 0, buckets = 0;
+    int32_t scale = 0;
+    if (!header_ok(h, n < NNUE_HEADER_BYTES ? n : NNUE_HEADER_BYTES, name, &hidden, &buckets,
+                   &scale, err, errlen))
         return false;
-    }
-    *net = tmp;
-    return true;
+    size_t want = nnue_payload_bytes(hidden, buckets), got = n - NNUE_HEADER_BYTES;
+    if (got < want)
+        return error_set(err, errlen, "%s: truncated: the payload has %zu of %zu bytes", name, got,
+                         want);
+    if (got > want)
+        return error_set(err, errlen, "%s: %zu bytes follow the payload; nothing may", name,
+                         got - want);
+    return build_net(net, h, h + NNUE_HEADER_BYTES, want, hidden, buckets, scale, name, err,
+                     errlen);
 }
 
 bool nnue_net_write(const NnueNet *net, const char *path, char *err, size_t errlen)

@@ -18,7 +18,7 @@ trap '[ -n "${CHUHE_TEST_KEEP:-}" ] && echo "# kept $tmp" || rm -rf "$tmp"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 round() { timeout -k 5 300 "$root/scripts/nnue-round" --bindir "$bindir" "$@"; }
 r=$tmp/r
-small=(-n 2 --games 8 --nodes 300 --random-plies 6 --train "--hidden 32 --epochs 2 --skip-plies 4 --valid-frac 0.5"
+small=(-n 2 --games 8 --nodes 300 --random-plies 6 --train "--hidden 32 --epochs 2 --skip-plies 4 --valid-frac 0.3"
     --match-nodes 300 --match-games 6)
 
 round --out "$r" "${small[@]}" >"$tmp/out.txt" 2>&1
@@ -66,7 +66,7 @@ check "--resume after the training: data and network kept, the match played" $? 
 
 # --games 0: the network from --data alone, no match
 round --out "$tmp/d" -n 1 --games 0 --data "$r/data.h5" --match-games 0 \
-    --train "--hidden 32 --epochs 1 --skip-plies 4 --valid-frac 0.5" >"$tmp/data.txt" 2>&1 &&
+    --train "--hidden 32 --epochs 1 --skip-plies 4 --valid-frac 0.3" >"$tmp/data.txt" 2>&1 &&
     [ ! -e "$tmp/d/data.h5" ] && [ -s "$tmp/d/net.nnue" ] &&
     grep -q "^- also trained on: $r/data.h5" "$tmp/d/report.md" && grep -q '^- read 1 file: 8 games' "$tmp/d/report.md" &&
     ! grep -q '^## Match' "$tmp/d/report.md"

@@ -603,7 +603,6 @@ static void test_read_refuses(void **state)
         memset(buf + n, 0, c->append);
         n += c->append;
         spill(bad, buf, n);
-        free(buf);
         err[0] = '\0';
         if (nnue_net_read(&kept, bad, err, sizeof err))
             fail_msg("%s: the corrupted file was read", c->what);
@@ -611,7 +610,22 @@ static void test_read_refuses(void **state)
             fail_msg("%s: error '%s' lacks '%s' or the path", c->what, err, c->message);
         /* the network passed in is untouched */
         assert_memory_equal(&kept, &before, sizeof kept);
+        /* the same bytes in memory: the same fault, under the name given */
+        err[0] = '\0';
+        if (nnue_net_read_memory(&kept, buf, n, "in-memory.nnue", err, sizeof err))
+            fail_msg("%s: the corrupted bytes were read from memory", c->what);
+        if (!strstr(err, c->message) || !strstr(err, "in-memory.nnue") || strchr(err, '\n'))
+            fail_msg("%s: in memory, error '%s' lacks '%s' or the name", c->what, err, c->message);
+        assert_memory_equal(&kept, &before, sizeof kept);
+        free(buf);
     }
+    /* the good bytes in memory: the network the file gives */
+    NnueNet mem;
+    assert_true(nnue_net_read_memory(&mem, orig, len, "in-memory.nnue", err, sizeof err));
+    assert_int_equal(mem.hidden, H);
+    assert_memory_equal(mem.w1, good.w1, (size_t)NNUE_INPUTS * H * sizeof *mem.w1);
+    assert_memory_equal(mem.w2, good.w2, (size_t)B * 2 * H * sizeof *mem.w2);
+    nnue_net_free(&mem);
     assert_false(nnue_net_read(&kept, scratch_path("missing.nnue"), err, sizeof err));
     assert_non_null(strstr(err, "missing.nnue: cannot open"));
     free(orig);
@@ -628,6 +642,96 @@ static void test_is_net(void **state)
     spill(cut, (const uint8_t *)"CHUH", 4);
     assert_true(nnue_file_is_net(cut));
     assert_false(nnue_file_is_net(scratch_path("missing")));
+}
+
+/* ---- the built-in network -------------------------------------------------------------- */
+
+/* nnue_default() is engine/default.nnue, the file read from disk, weight for weight; its
+ * incremental evaluations equal the reference on every position of random games. */
+static void test_default_net(void **state)
+{
+    (void)state;
+    const NnueNet *d = nnue_default();
+    assert_non_null(d);
+    assert_ptr_equal(d, nnue_default());
+    NnueNet file;
+    char err[300];
+    if (!nnue_net_read(&file, "engine/default.nnue", err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(d->hidden, file.hidden);
+    assert_int_equal(d->buckets, file.buckets);
+    assert_int_equal(d->scale, file.scale);
+    assert_string_equal(d->description, file.description);
+    assert_memory_equal(d->w1, file.w1, (size_t)NNUE_INPUTS * file.hidden * sizeof *d->w1);
+    assert_memory_equal(d->b1, file.b1, file.hidden * sizeof *d->b1);
+    assert_memory_equal(d->w2, file.w2, (size_t)file.buckets * 2 * file.hidden * sizeof *d->w2);
+    assert_memory_equal(d->b2, file.b2, file.buckets * sizeof *d->b2);
+    nnue_net_free(&file);
+    NnueStack st;
+    assert_true(nnue_stack_alloc(&st, d->hidden, err, sizeof err));
+    int compared = 0;
+    for (int g = 0; g < 4; g++)
+        compared += walk_game(d, &st, START_FEN, NULL, 0, 900 + (size_t)g);
+    assert_true(compared > 300);
+    nnue_stack_free(&st);
+}
+
+/* A new engine searches with the built-in network; a weights file gives the handcrafted
+ * evaluation with those weights; Use NNUE false the handcrafted one with the network
+ * kept; a network file replaces the network; engine_reset_eval brings all back. */
+static void test_engine_eval_choice(void **state)
+{
+    (void)state;
+    Engine *e = engine_new();
+    assert_non_null(e);
+    assert_ptr_equal(engine_net(e), nnue_default());
+    assert_ptr_equal(engine_net_loaded(e), nnue_default());
+    assert_int_equal(engine_eval(e), nnue_evaluate_full(nnue_default(), engine_position(e)));
+    engine_set_use_nnue(e, false);
+    assert_null(engine_net(e));
+    assert_ptr_equal(engine_net_loaded(e), nnue_default());
+    assert_int_equal(engine_eval(e), engine_eval_handcrafted(e));
+    engine_set_use_nnue(e, true);
+    assert_ptr_equal(engine_net(e), nnue_default());
+
+    WeightsError werr;
+    if (!engine_load_weights(e, "engine/default.weights", &werr))
+        fail_msg("%s", werr.msg);
+    assert_null(engine_net(e));
+    assert_null(engine_net_loaded(e));
+    engine_reset_eval(e);
+    assert_ptr_equal(engine_net(e), nnue_default());
+    if (!engine_load_eval_file(e, "engine/default.weights", &werr))
+        fail_msg("%s", werr.msg);
+    assert_null(engine_net(e));
+
+    /* a failed load keeps the handcrafted evaluation in use */
+    const char *bad = scratch_path("cut.nnue");
+    spill(bad, (const uint8_t *)"CHUHENNU", 8);
+    assert_false(engine_load_eval_file(e, bad, &werr));
+    assert_null(engine_net(e));
+
+    NnueNet net;
+    char err[200];
+    const char *path = scratch_path("choice.nnue");
+    random_net(&net, 64, 2, 9);
+    assert_true(nnue_net_write(&net, path, err, sizeof err));
+    assert_true(engine_load_eval_file(e, path, &werr));
+    const NnueNet *own = engine_net(e);
+    assert_non_null(own);
+    assert_ptr_not_equal(own, nnue_default());
+    assert_int_equal(own->hidden, 64);
+    assert_int_equal(engine_eval(e), nnue_evaluate_full(&net, engine_position(e)));
+    /* a search with it runs (its accumulators sized for 64) */
+    SearchLimits limits;
+    time_limits_clear(&limits);
+    limits.nodes = 2000;
+    assert_true(engine_search(e, &limits, NULL).best != MOVE_NONE);
+    engine_reset_eval(e);
+    assert_ptr_equal(engine_net(e), nnue_default());
+    assert_true(engine_search(e, &limits, NULL).best != MOVE_NONE);
+    nnue_net_free(&net);
+    engine_free(&e);
 }
 
 static int group_setup(void **state)
@@ -657,6 +761,8 @@ int main(void)
         cmocka_unit_test(test_write_refuses),
         cmocka_unit_test(test_read_refuses),
         cmocka_unit_test(test_is_net),
+        cmocka_unit_test(test_default_net),
+        cmocka_unit_test(test_engine_eval_choice),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

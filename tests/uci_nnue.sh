@@ -3,7 +3,8 @@
 # one written by tests/tools/nnue_random), eval shows the network's evaluation and
 # search uses it; a broken network file is one error line and the evaluation in use
 # stays; Use NNUE false gives back the handcrafted search to the node; a weights file
-# drops the network. Prints TAP lines. Usage: tests/uci_nnue.sh <bindir>
+# drops the network; a new engine, and EvalFile <builtin>, search with the built-in
+# network. Prints TAP lines. Usage: tests/uci_nnue.sh <bindir>
 set -u
 bindir="${1:-bin}"
 engine="$bindir/chuhe-engine"
@@ -38,9 +39,15 @@ search() {
 engine_check "uci lists the check option Use NNUE, default true" "uci\nquit\n" \
     '^option name Use NNUE type check default true$'
 
-hce=$(search "")
-grep -q '^NNUE: no network loaded; search uses the handcrafted evaluation$' <<<"$hce"
-check "eval without a network: says the handcrafted evaluation is used" $? "$hce"
+builtin=$(search "")
+grep -qE "^NNUE: -?[0-9]+ \(red view\), -?[0-9]+ \(side to move\); network 256x2 -> 1 buckets \(bucket 0\), SCALE 400, 'chuhe-train: " <<<"$builtin" &&
+    grep -qE '^search uses the NNUE evaluation: -?[0-9]+ \(side to move\)$' <<<"$builtin"
+check "a new engine: eval and search use the built-in network" $? "$builtin"
+
+hce=$(search "setoption name Use NNUE value false")
+grep -q '^search uses the handcrafted (Use NNUE is false) evaluation' <<<"$hce" &&
+    [ "$(nodes "$hce")" != "$(nodes "$builtin")" ]
+check "Use NNUE false: the handcrafted evaluation, another search" $? "$hce"
 
 out=$(search "setoption name EvalFile value $net")
 ! grep -q '^info string error' <<<"$out" &&
@@ -93,7 +100,13 @@ broken "$tmp/v2.nnue" "network format version 2, this engine reads version 1"
 # a weights file after a network: the handcrafted evaluation with those weights
 w="$tmp/written.weights"
 out=$(search "weights $w\nsetoption name EvalFile value $net\nsetoption name EvalFile value $w")
-grep -q '^NNUE: no network loaded' <<<"$out" && [ "$(nodes "$out")" = "$(nodes "$hce")" ]
+grep -q '^NNUE: no network (a weights file was loaded); search uses the handcrafted evaluation$' <<<"$out" &&
+    [ "$(nodes "$out")" = "$(nodes "$hce")" ]
 check "EvalFile <weights> after a network: the network is dropped" $? "$out"
+
+out=$(search "setoption name EvalFile value $net\nsetoption name EvalFile value $w\nsetoption name EvalFile value <builtin>")
+! grep -q '^info string error' <<<"$out" && [ "$(grep '^NNUE' <<<"$out")" = "$(grep '^NNUE' <<<"$builtin")" ] &&
+    [ "$(nodes "$out")" = "$(nodes "$builtin")" ]
+check "EvalFile <builtin> after a network and weights: the built-in network, node for node" $? "$out"
 
 tap_end

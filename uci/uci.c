@@ -520,8 +520,10 @@ static UciStatus load_eval_file(Uci *uci, const char *what, const char *path)
     struct stat st;
     if (!path || !*path)
         return refuse(uci, UCI_USAGE, "%s: needs a path", what);
-    if (!strcmp(path, "<builtin>"))
-        return UCI_OK; /* the default: nothing to load */
+    if (!strcmp(path, "<builtin>")) {
+        engine_reset_eval(uci->engine); /* the built-in network and weights */
+        return UCI_OK;
+    }
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return refuse(uci, UCI_FAILED, "%s: %s is a directory; previous evaluation kept", what,
                       path);
@@ -662,7 +664,8 @@ static void cmd_eval(Uci *uci)
 {
     const NnueNet *net = engine_net_loaded(uci->engine);
     if (!net) {
-        say(uci, "NNUE: no network loaded; search uses the handcrafted evaluation");
+        say(uci, "NNUE: no network (a weights file was loaded); search uses the handcrafted "
+                 "evaluation");
     } else {
         const Position *pos = engine_position(uci->engine);
         Value nv = nnue_evaluate_full(net, pos);

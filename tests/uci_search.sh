@@ -218,4 +218,14 @@ engine_expect '^bye$' 5000
 check "UCCI: quit answers bye" $? "$got"
 engine_stop
 
+# scripts/bench-multipv: a line per bench position with both searches' moves and scores,
+# then the count; a bad option is one line and status 2
+out=$("$(dirname "$0")/../scripts/bench-multipv" --depth 3 "$bindir" 2>&1)
+[ "$(grep -cE '^position +[0-9]+  MultiPV 1: [a-i][0-9][a-i][0-9] (cp|mate)-?[0-9]+ +MultiPV 3: [a-i][0-9][a-i][0-9] ' <<<"$out")" = 16 ] &&
+    grep -qE '^depth 3: MultiPV 3.s first move is MultiPV 1.s in [0-9]+ of 16 positions$' <<<"$out"
+check "scripts/bench-multipv: both moves on the 16 bench positions, and the count" $? "$out"
+out=$("$(dirname "$0")/../scripts/bench-multipv" --multipv 1 "$bindir" 2>&1)
+[ $? = 2 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q -- '--multipv must be 2-9' <<<"$out"
+check "scripts/bench-multipv --multipv 1: one line, status 2" $? "$out"
+
 tap_end

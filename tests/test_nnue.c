@@ -326,7 +326,7 @@ static void test_incremental_random_games(void **state)
 
 /* Games the engine plays against itself with a random network at a few hundred nodes
  * a move; their positions are walked through a fresh stack. (Debug builds also check
- * every evaluation inside those searches against the reference.) */
+ * one evaluation in 8 inside those searches against the reference.) */
 static void test_incremental_engine_games(void **state)
 {
     (void)state;

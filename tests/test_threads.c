@@ -94,7 +94,7 @@ static void test_multipv_bench(void **state)
 {
     (void)state;
     Engine *e = new_engine(1);
-    int positions = 0, same = 0, warm_same = 0;
+    int positions = 0, same = 0, among = 0, warm_same = 0;
     for (int i = 0; engine_bench_fen(i); i++) {
         const char *fen = engine_bench_fen(i);
         SearchLimits l = searchtest_depth(multipv_depth);
@@ -129,6 +129,8 @@ static void test_multipv_bench(void **state)
         assert_int_equal(three.score, r.line[1].score);
         positions++;
         same += one.best == three.best;
+        for (int k = 1; k <= want; k++)
+            among += r.line[k].pv[0] == one.best;
 
         /* the measure of what another hash and history do: MultiPV 1 again, after a
          * search one ply shallower */
@@ -139,13 +141,16 @@ static void test_multipv_bench(void **state)
         warm_same += engine_search(e, &l, NULL).best == one.best;
     }
     print_message("# MultiPV 3's first line is MultiPV 1's move in %d of %d bench positions "
-                  "at depth %d; MultiPV 1 after a search one ply shallower: %d\n",
-                  same, positions, multipv_depth, warm_same);
-    /* The lines searched besides the first change the hash, the histories and the
-     * correction history, and with them the first line: measured at depth 8, 7 of 16
-     * (a shallower search first: 11), several of the others ties between drawn moves.
-     * What must hold: a real share, not chance. */
-    assert_true(same * 3 >= positions);
+                  "at depth %d, one of its lines in %d; MultiPV 1 after a search one ply "
+                  "shallower: %d\n",
+                  same, positions, multipv_depth, among, warm_same);
+    /* A line searched on its own (full window, full depth) may score above the move the
+     * ordinary search chose after a reduced null-window look at it, and then comes
+     * first (scripts/bench-multipv): with the built-in network 5 of 16 at depth 5 (10 of
+     * 16 among the lines), 8 of 16 at depth 8 (15 among the lines). What must hold: a
+     * real share, not chance. */
+    assert_true(same * 4 >= positions);
+    assert_true(among * 2 >= positions);
     engine_free(&e);
 }
 

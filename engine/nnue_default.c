@@ -26,8 +26,7 @@ static void decode(void)
 {
     char err[256];
     size_t n = (size_t)(chuhe_default_nnue_end - chuhe_default_nnue);
-    if (nnue_net_read_memory(&g_net, chuhe_default_nnue, n, "engine/default.nnue", err,
-                             sizeof err))
+    if (nnue_net_read_memory(&g_net, chuhe_default_nnue, n, "engine/default.nnue", err, sizeof err))
         g_default = &g_net;
 }
 

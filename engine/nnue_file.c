@@ -236,8 +236,8 @@ static void decode_payload(NnueNet *net, const uint8_t *p)
 /* The network of header h and payload p (want bytes, all present): checksum, decode
  * and weight bounds; all or nothing. */
 static bool build_net(NnueNet *net, const uint8_t *h, const uint8_t *p, size_t want,
-                      uint32_t hidden, uint32_t buckets, int32_t scale, const char *path,
-                      char *err, size_t errlen)
+                      uint32_t hidden, uint32_t buckets, int32_t scale, const char *path, char *err,
+                      size_t errlen)
 {
     if (nnue_checksum(p, want) != get_u32(h + OFF_CHECKSUM))
         return error_set(err, errlen, "%s: payload checksum %08x, the header says %08x", path,

@@ -551,6 +551,36 @@ static bool finish(Translation *t)
     return true;
 }
 
+/* A node, depth or move-time limit of 0 typed on the command line is refused: 0 stands
+ * for "not given" in the stored run settings, which a resume reads back through the
+ * same option table, so the table itself lets 0 through. */
+static bool no_zero_limits(const CoordConfig *c, const CoordGiven *given, CoordError *err)
+{
+    for (int k = -1; k < COORD_MAX_ENGINES; k++) {
+        char sfx[16] = ""; /* the run's limit, then -red, -black, -2, -3, ... */
+        if (k == 0 || k == 1)
+            snprintf(sfx, sizeof sfx, "%s", k == 0 ? "-red" : "-black");
+        else if (k > 1)
+            snprintf(sfx, sizeof sfx, "-%d", k);
+        const struct {
+            const char *what;
+            bool zero;
+        } limits[] = {
+            {"--nodes", (k < 0 ? c->nodes : c->engine_nodes[k]) == 0},
+            {"--depth", (k < 0 ? c->depth : c->engine_depth[k]) == 0},
+            {"--movetime", (k < 0 ? c->movetime : c->engine_movetime[k]) == 0},
+        };
+        for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+            char name[40];
+            snprintf(name, sizeof name, "%s%s", limits[i].what, sfx);
+            if (limits[i].zero && coord_options_given(given, name))
+                return ERROR_SET(
+                    err, "%s: 0 is not a limit (give 1 or more, or leave the option out)", name);
+        }
+    }
+    return true;
+}
+
 bool coord_cli_parse(CoordConfig *c, CoordGiven *given, int argc, char **argv, CoordError *err)
 {
     memset(given, 0, sizeof *given);
@@ -565,7 +595,7 @@ bool coord_cli_parse(CoordConfig *c, CoordGiven *given, int argc, char **argv, C
     longs.next = &tour;
     bool ok =
         cliopt_parse(&longs, argc, argv, NULL, NULL, 0, err->msg, sizeof err->msg) == CLIOPT_OK &&
-        finish(t);
+        finish(t) && no_zero_limits(c, given, err);
     free(eng);
     free(t);
     if (!ok)

@@ -125,6 +125,9 @@ message "-engine proto=: named as the engine's proto= (not --proto-black)" 2 \
 message "-each nodes=0 is refused (0 would leave the default 10000 nodes)" 2 \
     "-each nodes: '0' is out of range (allowed: 1..4000000000)" \
     --out "$out" -engine builtin -engine builtin -each nodes=0
+message "--nodes 0 is refused (0 would leave the default 10000 nodes)" 2 \
+    "--nodes: 0 is not a limit (give 1 or more, or leave the option out)" --out "$out" --nodes 0
+message "--depth-black 0 is refused" 2 "--depth-black: 0 is not a limit" --out "$out" --depth-black 0
 message "-engine depth=0 is refused" 2 "-engine depth: '0' is out of range (allowed: 1.." \
     --out "$out" -engine builtin depth=0 -engine builtin -each nodes=10
 message "-engine cmd= with nothing after it is refused" 2 \

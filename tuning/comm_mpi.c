@@ -118,26 +118,46 @@ void comm_mpi_finalize(void)
     MPI_Finalize();
 }
 
+/* The rank this process will have, read before MPI_Init from what the launcher put in
+ * its environment (Open MPI, PMIx, PMI, Slurm); 0 for a process started alone. */
+static int launcher_rank(void)
+{
+    static const char *const VARS[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                                       "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof VARS / sizeof VARS[0]; i++) {
+        const char *v = getenv(VARS[i]);
+        if (v && *v)
+            return atoi(v);
+    }
+    return 0;
+}
+
+/* The options are read before MPI_Init: a mistyped command, --help and --version cost
+ * no MPI start-up (rank 0, as the launcher numbers it, prints). */
 int comm_mpi_main(int argc, char **argv, CliProgram which, const char *prog, CommMpiRun run)
 {
+    position_init();
+    bool first = launcher_rank() == 0;
+    Cli *c = malloc(sizeof *c);
+    if (!c) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        return 1;
+    }
+    CliError err;
+    CliStatus st = cli_parse_program(c, which, argc, argv, first, &err);
+    if (st != CLI_RUN) {
+        if (st == CLI_ERROR && first)
+            fprintf(stderr, "%s: %s\n", prog, err.msg);
+        free(c);
+        return st == CLI_ERROR ? CLI_EXIT_USAGE : 0;
+    }
     Comm comm;
     if (!comm_mpi_init(&comm, &argc, &argv)) {
         fprintf(stderr, "%s: MPI_Init failed\n", prog);
+        free(c);
         return 1;
     }
-    position_init();
-    Cli *c = malloc(sizeof *c);
-    CliError err;
-    CliStatus st = c ? cli_parse_program(c, which, argc, argv, comm.rank == 0, &err) : CLI_ERROR;
-    int rc = 0;
-    if (!c) {
-        rc = comm_fail(&comm, prog, "out of memory");
-    } else if (st == CLI_ERROR) {
-        comm_fail(&comm, prog, "%s", err.msg);
-        rc = CLI_EXIT_USAGE;
-    } else if (st == CLI_RUN) {
-        rc = run(&comm, c);
-    }
+    int rc = run(&comm, c);
     free(c);
     comm_mpi_finalize();
     return rc;

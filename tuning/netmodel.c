@@ -236,15 +236,6 @@ NetLoss netmodel_pass(const NetShape *s, NetScratch *sc, const NetSet *d, const 
     return L;
 }
 
-double netmodel_eval(const NetShape *s, NetScratch *sc, const float *w, const NetSet *d, uint64_t i)
-{
-    uint16_t fs[NETDATA_SLOTS], fo[NETDATA_SLOTS];
-    int n = netdata_count(d, i);
-    features(d->piece[i], n, netdata_side(d, i), fs, fo);
-    round_weights(s, w, sc->wq);
-    return forward(s, sc->wq, fs, fo, n, netmodel_bucket(s->buckets, n), sc->acc) * s->scale;
-}
-
 double netmodel_eval_position(const NetShape *s, NetScratch *sc, const float *w,
                               const Position *pos)
 {

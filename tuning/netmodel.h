@@ -90,10 +90,7 @@ void netmodel_scratch_free(NetScratch **sc);
 NetLoss netmodel_pass(const NetShape *s, NetScratch *sc, const NetSet *d, const uint32_t *subset,
                       uint64_t nsub, const float *w, double k, double lambda, float *grad);
 
-/* The evaluation (engine units, side to move's view) of position i of d, and of a
- * position. */
-double netmodel_eval(const NetShape *s, NetScratch *sc, const float *w, const NetSet *d,
-                     uint64_t i);
+/* The evaluation (engine units, side to move's view) of a position. */
 double netmodel_eval_position(const NetShape *s, NetScratch *sc, const float *w,
                               const Position *pos);
 

@@ -9,7 +9,8 @@
 static int tty = -1;       /* -1: not decided yet */
 static bool shown = false; /* a progress line is on the terminal */
 
-bool coord_log_tty(void)
+/* Whether stderr is a terminal (decided once, at the first call). */
+static bool coord_log_tty(void)
 {
     if (tty < 0)
         tty = isatty(STDERR_FILENO) ? 1 : 0;

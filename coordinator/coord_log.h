@@ -12,9 +12,6 @@
 
 #include "coord_rate.h"
 
-/* Whether stderr is a terminal (decided once, at the first call). */
-bool coord_log_tty(void);
-
 /* One line "YYYY-MM-DD HH:MM:SS message" on stderr. */
 void coord_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -205,7 +205,8 @@ void opening_list_free(OpeningList *list)
     opening_list_init(list);
 }
 
-bool opening_list_add(OpeningList *list, const Opening *op)
+/* Appends a copy of op; false when out of memory. */
+static bool opening_list_add(OpeningList *list, const Opening *op)
 {
     if (!array_reserve((void **)&list->items, &list->capacity, (size_t)list->count + 1,
                        sizeof *list->items, 64))

@@ -55,8 +55,6 @@ bool opening_parse_line(Opening *op, const char *line, PosError *err);
 
 void opening_list_init(OpeningList *list);
 void opening_list_free(OpeningList *list);
-/* Appends a copy of op; false when out of memory. */
-bool opening_list_add(OpeningList *list, const Opening *op);
 
 /*
  * Appends the openings of a file to list. Blank lines and lines whose first non-blank

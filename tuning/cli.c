@@ -11,6 +11,8 @@
 #include "contracts/outpath.h"
 #include "weights.h"
 
+static void cli_usage_program(FILE *f, CliProgram prog);
+
 #ifndef CHUHE_VERSION
 #define CHUHE_VERSION "unknown"
 #endif
@@ -251,7 +253,8 @@ static CliOptSpec spec_of(Cli *c, CliProgram prog)
                         .ctx = c};
 }
 
-void cli_usage_program(FILE *f, CliProgram prog)
+/* The --help text of either program. */
+static void cli_usage_program(FILE *f, CliProgram prog)
 {
     fputs(prog == CLI_TRAIN ? USAGE_TRAIN : USAGE_TUNE, f);
     CliOptSpec s = spec_of(NULL, prog);

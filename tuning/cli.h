@@ -76,8 +76,7 @@ CliStatus cli_parse_program(Cli *c, CliProgram prog, int argc, char **argv, bool
  */
 bool cli_check_outputs(const Cli *c, CliError *err);
 
-/* The --help text of chuhe-tune, and of either program. */
+/* The --help text of chuhe-tune. */
 void cli_usage(FILE *f);
-void cli_usage_program(FILE *f, CliProgram prog);
 
 #endif

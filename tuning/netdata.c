@@ -9,6 +9,8 @@
 #include "synth.h"
 #include "weights.h"
 
+static void netdata_trim(NetSet *d);
+
 void netdata_init(NetSet *d)
 {
     memset(d, 0, sizeof *d);
@@ -57,7 +59,9 @@ int netdata_pieces(const Position *pos, uint16_t *out)
     return k;
 }
 
-bool netdata_add(NetSet *d, const Position *pos, int score, int result, uint32_t uid)
+/* Appends pos with its score and result from the side to move's view; false when out of
+ * memory (d is unchanged then). */
+static bool netdata_add(NetSet *d, const Position *pos, int score, int result, uint32_t uid)
 {
     if (d->n == d->cap && !resize_all(d, d->cap < 1024 ? 1024 : d->cap + d->cap / 2))
         return false;
@@ -94,7 +98,8 @@ void netdata_filter(NetSet *d, const uint8_t *keep)
     netdata_trim(d);
 }
 
-void netdata_trim(NetSet *d)
+/* The arrays trimmed to the positions held. */
+static void netdata_trim(NetSet *d)
 {
     /* shrinking never fails in practice; if it does, the larger arrays stay valid */
     if (d->cap > d->n)

@@ -42,13 +42,8 @@ void netdata_free(NetSet *d);
  * returns how many. */
 int netdata_pieces(const Position *pos, uint16_t *out);
 
-/* Appends pos with its score and result from the side to move's view; false when out of
- * memory (d is unchanged then). */
-bool netdata_add(NetSet *d, const Position *pos, int score, int result, uint32_t uid);
-
 /* Keeps the positions whose keep[i] is nonzero, in order, and trims the arrays. */
 void netdata_filter(NetSet *d, const uint8_t *keep);
-void netdata_trim(NetSet *d);
 
 /* Bytes the arrays hold (capacity, not use). */
 size_t netdata_bytes(const NetSet *d);

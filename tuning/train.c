@@ -268,7 +268,8 @@ bool train_finish(Comm *comm, TrainState *s, const Dataset *train, const Dataset
     return history_push(s, &row);
 }
 
-uint64_t train_terms_hash(void)
+/* The fingerprint of eval_terms.h: names and sizes of every term, in order. */
+static uint64_t train_terms_hash(void)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
     for (int t = 0; t < EVAL_TERM_NB; t++) {

@@ -122,7 +122,4 @@ bool train_history_push(EpochRow **hist, int *nhist, size_t *cap, const EpochRow
 void train_history_put(CkptOut *o, const EpochRow *hist, int nhist);
 bool train_history_get(CkptIn *in, size_t len, EpochRow **hist, int *nhist, size_t *cap);
 
-/* The fingerprint of eval_terms.h: names and sizes of every term, in order. */
-uint64_t train_terms_hash(void);
-
 #endif

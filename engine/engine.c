@@ -188,7 +188,8 @@ static void choose_net(Engine *e, const NnueNet *net)
     if (net != &e->net)
         nnue_net_free(&e->net);
     e->chosen = net;
-    e->search.net = NULL; /* another network: the hash is cleared whatever was in use */
+    if (net == &e->net)
+        e->search.net = NULL; /* a new file's network at the same address: clear the hash */
     choose_eval(e);
 }
 

@@ -199,6 +199,18 @@ static bool header_ok(const uint8_t *h, size_t n, const char *path, uint32_t *hi
     return description_ok(h + OFF_DESCRIPTION, NNUE_DESCRIPTION_BYTES, path, err, errlen);
 }
 
+/* A payload of got bytes with extra bytes after it, where want are due. */
+static bool payload_length_ok(size_t got, size_t extra, size_t want, const char *path, char *err,
+                              size_t errlen)
+{
+    if (got < want)
+        return error_set(err, errlen, "%s: truncated: the payload has %zu of %zu bytes", path, got,
+                         want);
+    if (extra)
+        return error_set(err, errlen, "%s: %zu bytes follow the payload; nothing may", path, extra);
+    return true;
+}
+
 /* Reads exactly want bytes of payload and makes sure nothing follows. */
 static bool read_payload(FILE *f, uint8_t *buf, size_t want, const char *path, char *err,
                          size_t errlen)
@@ -206,18 +218,13 @@ static bool read_payload(FILE *f, uint8_t *buf, size_t want, const char *path, c
     size_t got = fread(buf, 1, want, f);
     if (ferror(f))
         return error_set(err, errlen, "%s: read error: %s", path, strerror(errno));
-    if (got < want)
-        return error_set(err, errlen, "%s: truncated: the payload has %zu of %zu bytes", path, got,
-                         want);
     size_t extra = 0, n;
     uint8_t tail[4096];
-    while ((n = fread(tail, 1, sizeof tail, f)) > 0)
+    while (got == want && (n = fread(tail, 1, sizeof tail, f)) > 0)
         extra += n;
     if (ferror(f))
         return error_set(err, errlen, "%s: read error: %s", path, strerror(errno));
-    if (extra)
-        return error_set(err, errlen, "%s: %zu bytes follow the payload; nothing may", path, extra);
-    return true;
+    return payload_length_ok(got, extra, want, path, err, errlen);
 }
 
 static void decode_payload(NnueNet *net, const uint8_t *p)
@@ -296,12 +303,8 @@ bool nnue_net_read_memory(NnueNet *net, const void *data, size_t n, const char *
                    &scale, err, errlen))
         return false;
     size_t want = nnue_payload_bytes(hidden, buckets), got = n - NNUE_HEADER_BYTES;
-    if (got < want)
-        return error_set(err, errlen, "%s: truncated: the payload has %zu of %zu bytes", name, got,
-                         want);
-    if (got > want)
-        return error_set(err, errlen, "%s: %zu bytes follow the payload; nothing may", name,
-                         got - want);
+    if (!payload_length_ok(got, got > want ? got - want : 0, want, name, err, errlen))
+        return false;
     return build_net(net, h, h + NNUE_HEADER_BYTES, want, hidden, buckets, scale, name, err,
                      errlen);
 }

@@ -24,7 +24,7 @@ static void score_moves(MovePicker *mp, const Search *s, const Position *pos, Mo
     Move prev = ply > 0 ? s->stack[ply - 1].current : MOVE_NONE;
     Move counter = MOVE_NONE;
     if (prev != MOVE_NONE && prev != MOVE_NULL)
-        counter = s->counter[pos_piece_on(pos, move_to(prev))][move_to(prev)];
+        counter = s->tab.counter[pos_piece_on(pos, move_to(prev))][move_to(prev)];
     for (int i = 0; i < mp->list.count; i++) {
         Move m = mp->list.moves[i];
         int sc;

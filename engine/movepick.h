@@ -55,7 +55,7 @@ int movepick_init_quiescence(MovePicker *mp, const Search *s, const Position *po
 static inline int movepick_quiet_score(const Search *s, const Position *pos, Move m, int ply)
 {
     Piece pc = pos_piece_on(pos, move_from(m));
-    int sc = s->history[pos->side][move_from(m)][move_to(m)];
+    int sc = s->tab.history[pos->side][move_from(m)][move_to(m)];
     for (int k = 1; k <= 2 && ply - k >= 0; k++)
         if (s->stack[ply - k].cont)
             sc += (*s->stack[ply - k].cont)[pc][move_to(m)];
@@ -64,9 +64,9 @@ static inline int movepick_quiet_score(const Search *s, const Position *pos, Mov
 
 /* The capture-history entry of capture m (mover, target square, captured kind), as an
  * lvalue: the search updates it, the picker reads it. */
-#define MOVEPICK_CAPTURE_ENTRY(s, pos, m)                                \
-    ((s)->capture_history[pos_piece_on((pos), move_from(m))][move_to(m)] \
-                         [piece_type(pos_piece_on((pos), move_to(m)))])
+#define MOVEPICK_CAPTURE_ENTRY(s, pos, m)                                    \
+    ((s)->tab.capture_history[pos_piece_on((pos), move_from(m))][move_to(m)] \
+                             [piece_type(pos_piece_on((pos), move_to(m)))])
 
 /* The capture history of capture m: how often it was the cut-off. */
 static inline int movepick_capture_score(const Search *s, const Position *pos, Move m)

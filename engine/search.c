@@ -29,12 +29,7 @@ static void lmr_build(Search *s)
 
 void search_clear(Search *s)
 {
-    memset(s->history, 0, sizeof s->history);
-    memset(s->counter, 0, sizeof s->counter);
-    memset(s->cont_history, 0, sizeof s->cont_history);
-    memset(s->capture_history, 0, sizeof s->capture_history);
-    memset(s->corr_soldiers, 0, sizeof s->corr_soldiers);
-    memset(s->corr_defenders, 0, sizeof s->corr_defenders);
+    memset(&s->tab, 0, sizeof s->tab);
     memset(s->stack, 0, sizeof s->stack);
 }
 
@@ -140,9 +135,10 @@ static void update_quiet_stats(Search *s, int ply, Move best, const Move *quiets
         ss->killers[1] = ss->killers[0];
         ss->killers[0] = best;
     }
-    history_update(&s->history[pos->side][move_from(best)][move_to(best)], bonus);
+    history_update(&s->tab.history[pos->side][move_from(best)][move_to(best)], bonus);
     for (int i = 0; i < nq; i++)
-        history_update(&s->history[pos->side][move_from(quiets[i])][move_to(quiets[i])], -bonus);
+        history_update(&s->tab.history[pos->side][move_from(quiets[i])][move_to(quiets[i])],
+                       -bonus);
     for (int k = 1; k <= 2 && ply - k >= 0; k++) {
         PieceToHistory *ch = s->stack[ply - k].cont;
         if (!ch)
@@ -154,7 +150,7 @@ static void update_quiet_stats(Search *s, int ply, Move best, const Move *quiets
     }
     Move prev = ply > 0 ? s->stack[ply - 1].current : MOVE_NONE;
     if (prev != MOVE_NONE && prev != MOVE_NULL)
-        s->counter[pos_piece_on(pos, move_to(prev))][move_to(prev)] = best;
+        s->tab.counter[pos_piece_on(pos, move_to(prev))][move_to(prev)] = best;
 }
 
 /* ---- correcting the static evaluation ------------------------------------------- */
@@ -182,7 +178,7 @@ static Value corrected_eval(const Search *s, const Position *pos, Value raw)
 {
     unsigned a, b;
     corr_index(pos, &a, &b);
-    int v = raw + (s->corr_soldiers[pos->side][a] + s->corr_defenders[pos->side][b]) / 16;
+    int v = raw + (s->tab.corr_soldiers[pos->side][a] + s->tab.corr_defenders[pos->side][b]) / 16;
     int lim = VALUE_MATE_IN_MAX_PLY - 1;
     return (Value)(v > lim ? lim : v < -lim ? -lim : v);
 }
@@ -202,8 +198,8 @@ static void corr_update(Search *s, const Position *pos, Value best, Value eval, 
     bonus = bonus > CORR_LIMIT / 4    ? CORR_LIMIT / 4
             : bonus < -CORR_LIMIT / 4 ? -CORR_LIMIT / 4
                                       : bonus;
-    corr_add(&s->corr_soldiers[pos->side][a], bonus);
-    corr_add(&s->corr_defenders[pos->side][b], bonus);
+    corr_add(&s->tab.corr_soldiers[pos->side][a], bonus);
+    corr_add(&s->tab.corr_defenders[pos->side][b], bonus);
 }
 
 /* ---- the game rules inside the tree ---------------------------------------------- */
@@ -255,7 +251,7 @@ static void pv_update(SearchStack *ss, Move m)
 static inline void make_move(Search *s, int ply, Move m)
 {
     Position *pos = &s->pos;
-    s->stack[ply].cont = &s->cont_history[pos_piece_on(pos, move_from(m))][move_to(m)];
+    s->stack[ply].cont = &s->tab.cont_history[pos_piece_on(pos, move_from(m))][move_to(m)];
     if (s->net)
         nnue_stack_push(s->nnue, pos, ply, m);
     pos_do_move(pos, m);
@@ -266,6 +262,13 @@ static inline void make_move(Search *s, int ply, Move m)
 static inline Value static_eval(Search *s, int ply)
 {
     return s->net ? nnue_evaluate(s->nnue, s->net, &s->pos, ply) : evaluate(&s->pos, s->params);
+}
+
+/* Whether this search leaves the hash as it is: a later MultiPV line reads the hash but
+ * writes nothing (see search_run). */
+static inline bool hash_frozen(const Search *s)
+{
+    return s->pv_idx > 0;
 }
 
 /* ---- quiescence ----------------------------------------------------------------- */
@@ -305,7 +308,7 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
         stand_pat = corrected_eval(s, pos, raw_eval);
         best = stand_pat;
         if (best >= beta) {
-            if (!tte.hit)
+            if (!tte.hit && !hash_frozen(s))
                 tt_store(s->tt, slot, key, best, BOUND_LOWER, 0, MOVE_NONE, raw_eval, ply);
             return best;
         }
@@ -347,7 +350,8 @@ static Value qsearch(Search *s, Value alpha, Value beta, int ply, int qdepth)
         alpha = v;
     }
     Bound b = best >= beta ? BOUND_LOWER : BOUND_UPPER;
-    tt_store(s->tt, slot, key, best, b, 0, best_move, raw_eval, ply);
+    if (!hash_frozen(s))
+        tt_store(s->tt, slot, key, best, b, 0, best_move, raw_eval, ply);
     return best;
 }
 
@@ -616,7 +620,8 @@ static Value search(Search *s, Value alpha, Value beta, int depth, int ply, bool
         abs(best) < VALUE_MATE_IN_MAX_PLY && !(b == BOUND_LOWER && best <= ss->static_eval) &&
         !(b == BOUND_UPPER && best >= ss->static_eval))
         corr_update(s, pos, best, ss->static_eval, depth);
-    tt_store(s->tt, slot, key, best, b, depth, best_move, raw_eval, ply);
+    if (!hash_frozen(s))
+        tt_store(s->tt, slot, key, best, b, depth, best_move, raw_eval, ply);
     return best;
 }
 
@@ -777,18 +782,42 @@ static bool mate_found(const SearchLimits *l, Value v)
 }
 
 /* The root searched to depth in a window around prev (from asp_min_depth on), widened
- * each time the value falls outside it; each bound met on the way is reported. */
-static Value aspiration(Search *s, const SearchCallbacks *cb, int depth, Value prev)
+ * each time the value falls outside it; each bound met on the way is reported.
+ *
+ * MultiPV N's first line is MultiPV 1's search, move for move: the later lines of a
+ * depth read the hash but do not write it (hash_frozen), and the histories, correction
+ * tables and killers they learn go back to what the first line left (Learned), so the
+ * next depth's first line starts from what MultiPV 1 would have. And a later line is
+ * searched below cap, the first line's score at this depth: that search found every
+ * other move no better (by the null windows and reductions of the ordinary search),
+ * while a move searched on its own with a full window often scores higher than that look
+ * gave it, and would overtake the first line. A line that reaches cap stops there, its
+ * score cap as a lower bound (*bound); the next depth's first line, which searches that
+ * move again, decides between them. Without both, MultiPV 3's best move was MultiPV 1's
+ * at depth 8 in 31 of 64 middle-game positions; with them in all (scripts/bench-multipv);
+ * the price is some 30 % more nodes for the later lines, which learn less from the hash. */
+static Value aspiration(Search *s, const SearchCallbacks *cb, int depth, Value prev, Value cap,
+                        Bound *bound)
 {
     Value delta = s->sp.asp_delta, alpha = -VALUE_INFINITE, beta = VALUE_INFINITE, v;
     if (depth >= s->sp.asp_min_depth) {
         alpha = prev - delta > -VALUE_INFINITE ? prev - delta : -VALUE_INFINITE;
         beta = prev + delta < VALUE_INFINITE ? prev + delta : VALUE_INFINITE;
     }
+    *bound = BOUND_EXACT;
     for (;;) {
+        if (beta > cap + 1)
+            beta = cap + 1;
+        if (alpha >= beta)
+            alpha = beta - 1 - delta > -VALUE_INFINITE ? beta - 1 - delta : -VALUE_INFINITE;
         v = search(s, alpha, beta, depth, 0, false);
         if (s->aborted)
             break;
+        if (v > cap) {
+            *bound = BOUND_LOWER;
+            v = cap;
+            break;
+        }
         if (v <= alpha) {
             report(s, cb, depth, alpha, BOUND_UPPER);
             beta = (alpha + beta) / 2;
@@ -804,14 +833,38 @@ static Value aspiration(Search *s, const SearchCallbacks *cb, int depth, Value p
     return v;
 }
 
+/* What a later MultiPV line changes besides the hash, saved before it and put back
+ * after it: the tables and the stack (killers, continuation entries). */
+typedef struct {
+    SearchTables tab;
+    SearchStack stack[MAX_PLY + 4];
+} Learned;
+
+static void learned_save(Learned *l, const Search *s)
+{
+    l->tab = s->tab;
+    memcpy(l->stack, s->stack, sizeof l->stack);
+}
+
+/* The root's line (stack[0].pv) stays: it is the last line searched. */
+static void learned_restore(Search *s, const Learned *l)
+{
+    s->tab = l->tab;
+    SearchStack root = s->stack[0];
+    memcpy(s->stack, l->stack, sizeof l->stack);
+    memcpy(s->stack[0].pv, root.pv, sizeof root.pv);
+    s->stack[0].pv_len = root.pv_len;
+}
+
 /* Line s->pv_idx of lines (multipv of them) found at depth with value v: kept with the
  * root's PV, the lines sorted, and the best one made the move to play (res) and the last
  * completed line (done_*). */
-static void line_done(Search *s, SearchLine *lines, int multipv, int depth, Value v,
+static void line_done(Search *s, SearchLine *lines, int multipv, int depth, Value v, Bound bound,
                       SearchResult *res)
 {
     SearchLine *line = &lines[s->pv_idx];
     line->score = line->prev = v;
+    line->bound = bound;
     line->depth = depth;
     line->pv_len = s->stack[0].pv_len;
     memcpy(line->pv, s->stack[0].pv, (size_t)line->pv_len * sizeof(Move));
@@ -845,8 +898,10 @@ SearchResult search_run(Search *s, const Position *root, const SearchLimits *lim
     if (multipv > nroot)
         multipv = nroot;
     SearchLine lines[SEARCH_MULTIPV_MAX];
+    /* NULL (out of memory) only costs MultiPV N's first line its sameness with MultiPV 1 */
+    Learned *learned = multipv > 1 ? malloc(sizeof *learned) : NULL;
     for (int i = 0; i < multipv; i++)
-        lines[i] = (SearchLine){VALUE_ZERO, VALUE_ZERO, 0, 0, {MOVE_NONE}};
+        lines[i] = (SearchLine){VALUE_ZERO, VALUE_ZERO, BOUND_EXACT, 0, 0, {MOVE_NONE}};
     s->lines = lines;
 
     TimeState tm = {0.0, 0, MOVE_NONE, VALUE_NONE};
@@ -860,20 +915,29 @@ SearchResult search_run(Search *s, const Position *root, const SearchLimits *lim
         s->root_best_nodes = 0;
         uint64_t iteration_start = search_nodes(s);
         int done = 0; /* lines completed at this depth */
+        bool saved = false;
         for (s->pv_idx = 0; s->pv_idx < multipv; s->pv_idx++) {
             SearchLine *line = &lines[s->pv_idx];
+            if (s->pv_idx == 1 && learned) {
+                learned_save(learned, s);
+                saved = true;
+            }
             /* each line's last move first: the root's ordering reads stack[0].pv[0] */
             if (multipv > 1)
                 s->stack[0].pv[0] = line->pv_len ? line->pv[0] : MOVE_NONE;
-            Value v = aspiration(s, cb, depth, line->prev);
+            Bound bound;
+            Value v = aspiration(s, cb, depth, line->prev,
+                                 s->pv_idx > 0 ? lines[0].score : VALUE_INFINITE, &bound);
             /* an unfinished first iteration still gives its line, as far as it went */
             if (s->aborted && (depth > 1 || s->pv_idx > 0))
                 break;
-            line_done(s, lines, multipv, depth, v, &res);
+            line_done(s, lines, multipv, depth, v, bound, &res);
             done++;
             if (s->aborted)
                 break;
         }
+        if (saved)
+            learned_restore(s, learned);
         if (s->aborted && depth > 1 && s->pv_idx == 0) {
             /* The root PV changes only when a finished child search raises alpha: a
              * move other than the last best one that did so in this unfinished
@@ -896,7 +960,7 @@ SearchResult search_run(Search *s, const Position *root, const SearchLimits *lim
         uint64_t iteration_nodes = search_nodes(s) - iteration_start;
         /* every line of this depth (all but the unfinished ones), best first */
         for (int k = 0; k < done; k++)
-            report_line(s, cb, k + 1, depth, lines[k].score, BOUND_EXACT, lines[k].pv,
+            report_line(s, cb, k + 1, depth, lines[k].score, lines[k].bound, lines[k].pv,
                         lines[k].pv_len);
         if (s->aborted)
             break;
@@ -921,6 +985,7 @@ SearchResult search_run(Search *s, const Position *root, const SearchLimits *lim
         nanosleep(&ts, NULL);
         ponder_poll(s);
     }
+    free(learned);
     res.nodes = search_total_nodes(s);
     res.time_ms = time_now_ms() - s->start_ms;
     return res;

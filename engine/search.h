@@ -68,10 +68,22 @@ typedef struct {
 enum { CORR_SIZE = 16384, CORR_LIMIT = 1024 };
 typedef int16_t CorrectionHistory[COLOR_NB][CORR_SIZE];
 
+/* What a search learns besides the hash: the tables that order its moves and correct
+ * its evaluation. */
+typedef struct {
+    int16_t history[COLOR_NB][SQUARE_NB][SQUARE_NB];
+    Move counter[PIECE_NB][SQUARE_NB];
+    PieceToHistory cont_history[PIECE_NB][SQUARE_NB];
+    CorrectionHistory corr_soldiers, corr_defenders;
+    /* captures: by the piece moved, its destination and the type it takes */
+    int16_t capture_history[PIECE_NB][SQUARE_NB][PIECE_TYPE_NB];
+} SearchTables;
+
 /* One line of a MultiPV search: its move, score and line at the depth it was searched. */
 typedef struct {
     Value score;
-    Value prev; /* the centre of its next aspiration window */
+    Value prev;  /* the centre of its next aspiration window */
+    Bound bound; /* BOUND_LOWER: the line reached the first line's score (see search.c) */
     int depth;
     int pv_len;
     Move pv[MAX_PLY];
@@ -122,12 +134,7 @@ typedef struct Search {
     int root_depth;
     bool aborted;
     bool qsearch_pv; /* quiescence keeps a PV too (search_quiescence) */
-    int16_t history[COLOR_NB][SQUARE_NB][SQUARE_NB];
-    Move counter[PIECE_NB][SQUARE_NB];
-    PieceToHistory cont_history[PIECE_NB][SQUARE_NB];
-    CorrectionHistory corr_soldiers, corr_defenders;
-    /* captures: by the piece moved, its destination and the type it takes */
-    int16_t capture_history[PIECE_NB][SQUARE_NB][PIECE_TYPE_NB];
+    SearchTables tab;
     SearchStack stack[MAX_PLY + 4];
     SearchParams sp; /* *tune, copied when a search starts: what the search reads */
     /* reductions by depth and move number, built for sp's lmr_base and lmr_divisor

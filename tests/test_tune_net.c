@@ -1,6 +1,6 @@
 /*
  * The network trainer's model and optimiser: the gradient of the float network equals
- * finite differences of its loss; the engine's quantised evaluation of the exported net
+ * finite differences of its loss, and a pass's gradient the sum of its positions'; the engine's quantised evaluation of the exported net
  * stays within the export bound (2, mean 1) of the float model, and a damaged export
  * does not;
  * the bucket rule and the features are the engine's; the compact store keeps what it is
@@ -91,11 +91,12 @@ static void test_gradient_matches_finite_differences(void **state)
     size_t picks[64];
     int np = 0;
     uint64_t rng = 99;
-    while (np < 24) {
+    for (int tries = 0; np < 24 && tries < 1000000; tries++) {
         size_t j = (size_t)rng_below(&rng, s.o_b1);
         if (fabsf(grad[j]) > 1e-4f)
             picks[np++] = j;
     }
+    assert_int_equal(np, 24); /* the positions' features have gradients */
     for (int i = 0; i < 8; i++)
         picks[np++] = s.o_b1 + (size_t)rng_below(&rng, (uint64_t)s.hidden);
     for (int i = 0; i < 12; i++)
@@ -126,6 +127,50 @@ static void test_gradient_matches_finite_differences(void **state)
     assert_true(bad <= 1);
     free(w);
     free(grad);
+    netmodel_scratch_free(&sc);
+}
+
+/* A pass adds its positions' W1 gradients block by block, feature by feature: over 300
+ * positions (two whole blocks and part of one) and over the whole set without a subset,
+ * the gradient and loss are those of the positions passed one at a time, added up. */
+static void test_pass_is_the_sum_of_its_positions(void **state)
+{
+    (void)state;
+    NetShape s;
+    assert_true(netmodel_shape(&s, 32, 3, 400));
+    float *w = small_weights(&s, 11), *all = netmodel_alloc(s.nw), *one = netmodel_alloc(s.nw);
+    NetScratch *sc = netmodel_scratch_new(&s);
+    assert_non_null(all);
+    assert_non_null(one);
+    assert_non_null(sc);
+    enum { N = 300 };
+    uint32_t sub[N];
+    for (int i = 0; i < N; i++)
+        sub[i] = (uint32_t)(i * 7 % (int)g_set.n);
+    for (int whole = 0; whole < 2; whole++) {
+        int n = whole ? (int)g_set.n : N;
+        memset(all, 0, s.nw * sizeof *all);
+        memset(one, 0, s.nw * sizeof *one);
+        NetLoss L = netmodel_pass(&s, sc, &g_set, whole ? NULL : sub, whole ? 0 : N, w, 1 / 300.0,
+                                  0.5, all);
+        double sum = 0;
+        for (int i = 0; i < n; i++) {
+            uint32_t k = whole ? (uint32_t)i : sub[i];
+            sum += netmodel_pass(&s, sc, &g_set, &k, 1, w, 1 / 300.0, 0.5, one).loss;
+        }
+        assert_true(fabs(L.loss - sum) <= 1e-9 * fabs(sum) + 1e-12);
+        int bad = 0, nonzero = 0;
+        for (size_t j = 0; j < s.nw; j++) {
+            nonzero += all[j] != 0;
+            if (fabsf(all[j] - one[j]) > 1e-4f * fabsf(one[j]) + 1e-6f && bad++ < 5)
+                print_message("weight %zu: pass %.8g, one by one %.8g\n", j, all[j], one[j]);
+        }
+        assert_int_equal(bad, 0);
+        assert_true(nonzero > 1000); /* rows of many features, b1, W2 */
+    }
+    free(w);
+    free(all);
+    free(one);
     netmodel_scratch_free(&sc);
 }
 
@@ -372,6 +417,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gradient_matches_finite_differences),
+        cmocka_unit_test(test_pass_is_the_sum_of_its_positions),
         cmocka_unit_test(test_export_matches_the_engine),
         cmocka_unit_test(test_buckets_and_pieces_are_the_engines),
         cmocka_unit_test(test_store_is_compact_and_filters),

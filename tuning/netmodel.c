@@ -70,10 +70,22 @@ void netmodel_clip(const NetShape *s, float *w)
         w[i] = w[i] > NETMODEL_CLIP ? NETMODEL_CLIP : w[i] < -NETMODEL_CLIP ? -NETMODEL_CLIP : w[i];
 }
 
+/* Positions whose W1 gradients are added feature by feature (see scatter_block); how
+ * many positions ahead a pass asks for a position's data. */
+enum { BLOCK = 128, PREFETCH = 16 };
+
 struct NetScratch {
-    float *acc;  /* [2H]: the side to move's accumulator, then the other's */
-    float *dacc; /* [2H]: the loss's gradient with respect to them */
-    float *wq;   /* [nw]: the weights on the engine's grid (round_weights) */
+    float *acc;    /* [2H]: the side to move's accumulator, then the other's */
+    float *wq;     /* [nw]: W2 and b2 on the engine's grid, from o_w2 on (round_weights) */
+    int16_t *w1i;  /* [o_w2]: W1 and b1 on that grid in units of 1 / QA, as the engine has them */
+    int16_t *acci; /* [2H]: the accumulators in those units */
+    /* a block of BLOCK positions' accumulator gradients, and which of them each feature
+     * receives (scatter_block) */
+    float *dblock;                            /* [BLOCK][2H] */
+    uint16_t feat[BLOCK * 2 * NETDATA_SLOTS]; /* per (position, perspective, slot) */
+    uint16_t nfeat[BLOCK];
+    uint32_t start[NNUE_INPUTS + 1];
+    uint16_t pairs[BLOCK * 2 * NETDATA_SLOTS]; /* 2 x position + perspective, by feature */
 };
 
 NetScratch *netmodel_scratch_new(const NetShape *s)
@@ -82,9 +94,12 @@ NetScratch *netmodel_scratch_new(const NetShape *s)
     if (!sc)
         return NULL;
     sc->acc = netmodel_alloc(2 * (size_t)s->hidden);
-    sc->dacc = netmodel_alloc(2 * (size_t)s->hidden);
     sc->wq = netmodel_alloc(s->nw);
-    if (!sc->acc || !sc->dacc || !sc->wq)
+    sc->w1i = aligned_alloc(NETMODEL_ALIGN, (s->o_w2 * sizeof(int16_t) + NETMODEL_ALIGN - 1) /
+                                                NETMODEL_ALIGN * NETMODEL_ALIGN);
+    sc->acci = aligned_alloc(NETMODEL_ALIGN, 2 * (size_t)s->hidden * sizeof(int16_t));
+    sc->dblock = netmodel_alloc((size_t)BLOCK * 2 * (size_t)s->hidden);
+    if (!sc->acc || !sc->wq || !sc->w1i || !sc->acci || !sc->dblock)
         netmodel_scratch_free(&sc);
     return sc;
 }
@@ -93,21 +108,29 @@ void netmodel_scratch_free(NetScratch **sc)
 {
     if (*sc) {
         free((*sc)->acc);
-        free((*sc)->dacc);
         free((*sc)->wq);
+        free((*sc)->w1i);
+        free((*sc)->acci);
+        free((*sc)->dblock);
         free(*sc);
         *sc = NULL;
     }
 }
 
-/* Partial sums kept apart so that the compiler can vectorise the float reduction
- * (without -ffast-math it may not reorder one running sum). */
-enum { LANES = 16 };
+/* Eight floats, added as one vector where the target has them (rows are
+ * NETMODEL_ALIGN-aligned and H is a multiple of 32). */
+typedef float Vec8 __attribute__((vector_size(32)));
+typedef int32_t Vec8i __attribute__((vector_size(32)));
 
-static inline float clamp01(float a)
-{
-    return a < 0 ? 0 : a > 1 ? 1 : a;
-}
+/* Eight accumulators clamped to [0, 1] (comparisons give lane masks, and the masks
+ * pick); a macro, since a function returning a 32-byte vector has no SSE ABI. */
+#define CLAMP01(v)                                              \
+    ({                                                          \
+        const Vec8 zero_ = {0}, one_ = zero_ + 1;               \
+        Vec8 a_ = (Vec8)((Vec8i)(v) & ~((v) < zero_));          \
+        Vec8i above_ = a_ > one_;                               \
+        (Vec8)(((Vec8i)a_ & ~above_) | ((Vec8i)one_ & above_)); \
+    })
 
 /* The features of both perspectives of n stored pieces. */
 static inline void features(const uint16_t *pieces, int n, int side, uint16_t *restrict fs,
@@ -127,11 +150,14 @@ static inline void features(const uint16_t *pieces, int n, int side, uint16_t *r
  * model trains with the rounding in place (its gradient passes through the rounding
  * unchanged: the float weights take the small steps and the rounded ones follow) and the
  * engine's integer evaluation equals the trained one up to the engine's truncations.
+ * W1 and b1 are kept as the engine keeps them, int16 counts of 1 / QA (w1i), the rest
+ * as floats (wq from o_w2 on).
  */
-static void round_weights(const NetShape *s, const float *restrict w, float *restrict wq)
+static void round_weights(const NetShape *s, const float *restrict w, float *restrict wq,
+                          int16_t *restrict w1i)
 {
     for (size_t i = 0; i < s->o_w2; i++)
-        wq[i] = nearbyintf(w[i] * NNUE_QA) * (1.0f / NNUE_QA);
+        w1i[i] = (int16_t)nearbyintf(w[i] * NNUE_QA);
     for (size_t i = s->o_w2; i < s->o_b2; i++)
         wq[i] = nearbyintf(w[i] * NNUE_QB) * (1.0f / NNUE_QB);
     for (size_t i = s->o_b2; i < s->nw; i++)
@@ -142,72 +168,107 @@ static void round_weights(const NetShape *s, const float *restrict w, float *res
  * compiled for the clone's instruction set. */
 #define NETMODEL_HOT static inline __attribute__((always_inline))
 
-/* Both accumulators into acc, and y. */
-NETMODEL_HOT float forward(const NetShape *s, const float *restrict w, const uint16_t *fs,
-                           const uint16_t *fo, int n, int b, float *restrict acc)
+/* Both accumulators into acc, and y. The accumulators are added in int16 counts of
+ * 1 / QA, as the engine adds them: exact (the clip keeps them in range), and half the
+ * bytes a float row would read. */
+NETMODEL_HOT float forward(const NetShape *s, const float *restrict w, const int16_t *restrict w1i,
+                           const uint16_t *fs, const uint16_t *fo, int n, int b,
+                           int16_t *restrict acci, float *restrict acc)
 {
     const int H = s->hidden;
-    float *restrict as = acc, *restrict ao = acc + H;
-    memcpy(as, w + s->o_b1, (size_t)H * sizeof *as);
-    memcpy(ao, w + s->o_b1, (size_t)H * sizeof *ao);
+    int16_t *restrict as = acci, *restrict ao = acci + H;
+    memcpy(as, w1i + s->o_b1, (size_t)H * sizeof *as);
+    memcpy(ao, w1i + s->o_b1, (size_t)H * sizeof *ao);
     for (int k = 0; k < n; k++) {
-        const float *restrict rs = w + (size_t)fs[k] * (size_t)H;
-        const float *restrict ro = w + (size_t)fo[k] * (size_t)H;
+        const int16_t *restrict rs = w1i + (size_t)fs[k] * (size_t)H;
+        const int16_t *restrict ro = w1i + (size_t)fo[k] * (size_t)H;
         for (int i = 0; i < H; i++) {
-            as[i] += rs[i];
-            ao[i] += ro[i];
+            as[i] = (int16_t)(as[i] + rs[i]);
+            ao[i] = (int16_t)(ao[i] + ro[i]);
         }
     }
+    for (int i = 0; i < 2 * H; i++)
+        acc[i] = (float)acci[i] * (1.0f / NNUE_QA);
     const float *restrict w2 = w + s->o_w2 + (size_t)b * 2 * (size_t)H;
-    float part[LANES] = {0};
-    for (int i = 0; i < 2 * H; i += LANES)
-        for (int j = 0; j < LANES; j++) {
-            float c = clamp01(acc[i + j]);
-            part[j] += c * c * w2[i + j];
-        }
+    Vec8 lo = {0}, hi = {0}; /* lanes 0-7 and 8-15 of the partial sums */
+    for (int i = 0; i < 2 * H; i += 16) {
+        Vec8 a = *(const Vec8 *)(acc + i), a8 = *(const Vec8 *)(acc + i + 8);
+        Vec8 c = CLAMP01(a), d = CLAMP01(a8);
+        lo += c * c * *(const Vec8 *)(w2 + i);
+        hi += d * d * *(const Vec8 *)(w2 + i + 8);
+    }
     float y = w[s->o_b2 + (size_t)b];
-    for (int j = 0; j < LANES; j++)
-        y += part[j];
+    for (int j = 0; j < 8; j++)
+        y += lo[j];
+    for (int j = 0; j < 8; j++)
+        y += hi[j];
     return y;
 }
 
 /* Adds g times the gradient of y (accumulators in acc) to grad. */
-NETMODEL_HOT void backward(const NetShape *s, const float *restrict w, const uint16_t *fs,
-                           const uint16_t *fo, int n, int b, const float *restrict acc, float g,
-                           float *restrict dacc, float *restrict grad)
+NETMODEL_HOT void backward(const NetShape *s, const float *restrict w, int b,
+                           const float *restrict acc, float g, float *restrict dacc,
+                           float *restrict grad)
 {
     const int H = s->hidden;
     const float *restrict w2 = w + s->o_w2 + (size_t)b * 2 * (size_t)H;
     float *restrict gw2 = grad + s->o_w2 + (size_t)b * 2 * (size_t)H;
     grad[s->o_b2 + (size_t)b] += g;
-    for (int i = 0; i < 2 * H; i++) {
-        float a = acc[i], c = clamp01(a);
-        gw2[i] += g * c * c;
-        /* d screlu / d a = 2 clamp(a) inside (0, 1), 0 outside */
-        dacc[i] = a < 1 ? 2 * g * c * w2[i] : 0;
+    const Vec8 one = (Vec8){0} + 1;
+    for (int i = 0; i < 2 * H; i += 8) {
+        Vec8 a = *(const Vec8 *)(acc + i), c = CLAMP01(a);
+        *(Vec8 *)(gw2 + i) += g * c * c;
+        /* d screlu / d a = 2 clamp(a) inside (0, 1), 0 outside (c is 0 below) */
+        *(Vec8 *)(dacc + i) = (Vec8)((Vec8i)(2 * g * c * *(const Vec8 *)(w2 + i)) & (a < one));
     }
     float *restrict gb1 = grad + s->o_b1;
     const float *restrict ds = dacc, *restrict dother = dacc + H;
     for (int i = 0; i < H; i++)
         gb1[i] += ds[i] + dother[i];
-    for (int k = 0; k < n; k++) {
-        float *restrict rs = grad + (size_t)fs[k] * (size_t)H;
-        for (int i = 0; i < H; i++)
-            rs[i] += ds[i];
-        float *restrict ro = grad + (size_t)fo[k] * (size_t)H;
-        for (int i = 0; i < H; i++)
-            ro[i] += dother[i];
+}
+
+/* The W1 gradient of a block of nb positions: each feature's row of grad is read and
+ * written once, with the accumulator gradients of every position (and perspective) that
+ * has the feature added to it in order. Row by position would read and write a 4H-byte
+ * row of grad for each of some 56 features a position has, and the rows of 1260
+ * features do not stay in a core's cache: the pass would wait on memory, and two ranks
+ * on one machine would wait on each other's. */
+NETMODEL_HOT void scatter_block(const NetShape *s, NetScratch *sc, int nb, float *restrict grad)
+{
+    const int H = s->hidden;
+    uint32_t *start = sc->start;
+    memset(start, 0, sizeof sc->start);
+    for (int j = 0; j < nb; j++)
+        for (int q = 0; q < 2; q++) {
+            const uint16_t *f = sc->feat + (j * 2 + q) * NETDATA_SLOTS;
+            for (int k = 0; k < sc->nfeat[j]; k++)
+                start[f[k] + 1]++;
+        }
+    for (int f = 0; f < NNUE_INPUTS; f++)
+        start[f + 1] += start[f];
+    for (int j = 0; j < nb; j++)
+        for (int q = 0; q < 2; q++) {
+            const uint16_t *f = sc->feat + (j * 2 + q) * NETDATA_SLOTS;
+            for (int k = 0; k < sc->nfeat[j]; k++)
+                sc->pairs[start[f[k]]++] = (uint16_t)(j * 2 + q);
+        }
+    /* start[f] is now the end of f's pairs, and the start of f + 1's */
+    uint32_t from = 0;
+    for (int f = 0; f < NNUE_INPUTS; f++) {
+        uint32_t to = start[f];
+        if (to == from)
+            continue;
+        float *restrict row = grad + (size_t)f * (size_t)H;
+        for (uint32_t p = from; p < to; p++) {
+            const float *restrict d = sc->dblock + (size_t)sc->pairs[p] * (size_t)H;
+            for (int i = 0; i < H; i += 8)
+                *(Vec8 *)(row + i) += *(const Vec8 *)(d + i);
+        }
+        from = to;
     }
 }
 
-/* The pass is where training spends its time: on x86-64 it is compiled twice, for the
- * build's target and for AVX2 + FMA (x86-64-v3), and the loader picks the one the CPU
- * runs, so a default build trains at AVX2 speed where it can. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define NETMODEL_CLONES __attribute__((target_clones("default", "arch=x86-64-v3")))
-#else
-#define NETMODEL_CLONES
-#endif
+/* The pass is where training spends its time: compiled twice (NETMODEL_CLONES). */
 
 NETMODEL_CLONES
 NetLoss netmodel_pass(const NetShape *s, NetScratch *sc, const NetSet *d, const uint32_t *subset,
@@ -216,13 +277,26 @@ NetLoss netmodel_pass(const NetShape *s, NetScratch *sc, const NetSet *d, const 
     NetLoss L = {0, 0};
     uint64_t count = subset ? nsub : d->n;
     double ks = k * s->scale;
-    uint16_t fs[NETDATA_SLOTS], fo[NETDATA_SLOTS];
-    round_weights(s, w, sc->wq);
+    uint16_t fs_own[NETDATA_SLOTS], fo_own[NETDATA_SLOTS], *fs = fs_own, *fo = fo_own;
+    round_weights(s, w, sc->wq, sc->w1i);
+    int nb = 0; /* positions in the block */
     for (uint64_t j = 0; j < count; j++) {
         uint64_t i = subset ? subset[j] : j;
+        if (subset && j + PREFETCH < count) { /* a batch's positions lie anywhere in d */
+            uint64_t ahead = subset[j + PREFETCH];
+            __builtin_prefetch(d->piece[ahead]);
+            __builtin_prefetch(d->info + ahead);
+            __builtin_prefetch(d->score + ahead);
+            __builtin_prefetch(d->result + ahead);
+        }
         int n = netdata_count(d, i), b = netmodel_bucket(s->buckets, n);
+        if (grad) { /* the features are kept for scatter_block */
+            fs = sc->feat + nb * 2 * NETDATA_SLOTS;
+            fo = fs + NETDATA_SLOTS;
+            sc->nfeat[nb] = (uint16_t)n;
+        }
         features(d->piece[i], n, netdata_side(d, i), fs, fo);
-        float y = forward(s, sc->wq, fs, fo, n, b, sc->acc);
+        float y = forward(s, sc->wq, sc->w1i, fs, fo, n, b, sc->acci, sc->acc);
         double p = 1.0 / (1.0 + exp(-ks * y));
         double t = netmodel_target(d->score[i], d->result[i], k, lambda);
         double r = (d->result[i] + 1) / 2.0;
@@ -230,7 +304,12 @@ NetLoss netmodel_pass(const NetShape *s, NetScratch *sc, const NetSet *d, const 
         L.result_loss += (p - r) * (p - r);
         if (grad) {
             float g = (float)(2 * (p - t) * p * (1 - p) * ks);
-            backward(s, sc->wq, fs, fo, n, b, sc->acc, g, sc->dacc, grad);
+            backward(s, sc->wq, b, sc->acc, g, sc->dblock + (size_t)nb * 2 * (size_t)s->hidden,
+                     grad);
+            if (++nb == BLOCK || j + 1 == count) {
+                scatter_block(s, sc, nb, grad);
+                nb = 0;
+            }
         }
     }
     return L;
@@ -242,6 +321,8 @@ double netmodel_eval_position(const NetShape *s, NetScratch *sc, const float *w,
     uint16_t pieces[NETDATA_SLOTS], fs[NETDATA_SLOTS], fo[NETDATA_SLOTS];
     int n = netdata_pieces(pos, pieces);
     features(pieces, n, pos->side, fs, fo);
-    round_weights(s, w, sc->wq);
-    return forward(s, sc->wq, fs, fo, n, netmodel_bucket(s->buckets, n), sc->acc) * s->scale;
+    round_weights(s, w, sc->wq, sc->w1i);
+    return forward(s, sc->wq, sc->w1i, fs, fo, n, netmodel_bucket(s->buckets, n), sc->acci,
+                   sc->acc) *
+           s->scale;
 }

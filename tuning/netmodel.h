@@ -29,6 +29,15 @@
 #include "nnue.h"
 #include "position.h"
 
+/* The training's hot loops (the pass, the Adam step): on x86-64 each is compiled twice,
+ * for the build's target and for AVX2 + FMA (x86-64-v3), and the loader picks the one
+ * the CPU runs, so a default build trains at AVX2 speed where it can. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define NETMODEL_CLONES __attribute__((target_clones("default", "arch=x86-64-v3")))
+#else
+#define NETMODEL_CLONES
+#endif
+
 /* The clip of W1, b1 and W2 (engine/nnue.h: accumulators stay in int16). */
 #define NETMODEL_CLIP 1.98f
 

@@ -77,6 +77,20 @@ static double step_size(const NetTrainOptions *o, const NetTrain *t)
     return o->lr * pow(o->lr_drop, (double)(t->epoch / o->lr_step));
 }
 
+/* Adam's update of every weight, vectorised: v is never negative, so sqrtf needs no
+ * errno (which would keep it scalar). */
+NETMODEL_CLONES __attribute__((optimize("no-math-errno"))) static void
+adam_update(size_t nw, float *restrict w, float *restrict m, float *restrict v,
+            const float *restrict g, float inv, float b1, float b2, float c1, float c2, float eps)
+{
+    for (size_t j = 0; j < nw; j++) {
+        float gj = g[j] * inv;
+        m[j] = b1 * m[j] + (1 - b1) * gj;
+        v[j] = b2 * v[j] + (1 - b2) * gj * gj;
+        w[j] -= c1 * m[j] / (sqrtf(v[j] * c2) + eps);
+    }
+}
+
 /* Adam on the mean gradient g (the sum over count positions), then the clip. */
 static void adam_step(const NetTrainOptions *o, NetTrain *t, const float *restrict g, double count)
 {
@@ -86,15 +100,8 @@ static void adam_step(const NetTrainOptions *o, NetTrain *t, const float *restri
     float inv = (float)(1 / count);
     float c1 = (float)(lr / (1 - pow(o->beta1, (double)t->step)));
     float c2 = (float)(1 / (1 - pow(o->beta2, (double)t->step)));
-    float *restrict w = t->w, *restrict m = t->m, *restrict v = t->v;
-    size_t nw = t->shape.nw;
-    for (size_t j = 0; j < nw; j++) {
-        float gj = g[j] * inv;
-        m[j] = b1 * m[j] + (1 - b1) * gj;
-        v[j] = b2 * v[j] + (1 - b2) * gj * gj;
-        w[j] -= c1 * m[j] / (sqrtf(v[j] * c2) + eps);
-    }
-    netmodel_clip(&t->shape, w);
+    adam_update(t->shape.nw, t->w, t->m, t->v, g, inv, b1, b2, c1, c2, eps);
+    netmodel_clip(&t->shape, t->w);
 }
 
 bool nettrain_set_loss(Comm *comm, const NetTrain *t, const float *w, const NetSet *d,

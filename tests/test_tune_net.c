@@ -1,11 +1,10 @@
 /*
  * The network trainer's model and optimiser: the gradient of the float network equals
- * finite differences of its loss, and a pass's gradient the sum of its positions'; the engine's quantised evaluation of the exported net
- * stays within the export bound (2, mean 1) of the float model, and a damaged export
- * does not;
- * the bucket rule and the features are the engine's; the compact store keeps what it is
- * given in 72 bytes a position; a checkpoint resumed gives bit for bit the run that was
- * never stopped, and refuses other settings.
+ * finite differences of its loss, and a pass's gradient the sum of its positions'; the engine's
+ * quantised evaluation of the exported net stays within the export bound (2, mean 1) of the float
+ * model, and a damaged export does not; the bucket rule and the features are the engine's; the
+ * compact store keeps what it is given in 72 bytes a position; a checkpoint resumed gives bit for
+ * bit the run that was never stopped, and refuses other settings.
  */
 #include <math.h>
 #include <setjmp.h>

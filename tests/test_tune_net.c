@@ -389,6 +389,38 @@ static void test_resume_equals_an_uninterrupted_run(void **state)
 }
 
 /* The clip holds every weight of the feature transformer and the output layer. */
+/* The ranks' parts of an array (the sharded optimiser's) cover it once, in order, each
+ * starting on a whole multiple of COMM_PART_ALIGN, as even as that allows. */
+static void test_parts_cover_the_array(void **state)
+{
+    (void)state;
+    const size_t ns[] = {0, 1, 15, 16, 17, 1000, 322816, 1290240 + 1};
+    const int sizes[] = {1, 2, 3, 7, 64, 1000};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++) {
+            size_t n = ns[i];
+            int size = sizes[j];
+            assert_int_equal(comm_part(n, size, 0), 0);
+            assert_int_equal(comm_part(n, size, size), n);
+            size_t most = 0, least = n;
+            for (int r = 0; r < size; r++) {
+                size_t a = comm_part(n, size, r), b = comm_part(n, size, r + 1);
+                assert_true(a <= b);
+                assert_true(a == n || a % COMM_PART_ALIGN == 0);
+                most = b - a > most ? b - a : most;
+                least = b - a < least ? b - a : least;
+            }
+            /* a last part may hold the array's odd tail besides its whole units */
+            assert_true(most - least <= 2 * COMM_PART_ALIGN);
+        }
+    /* one process: the part is the whole sum */
+    float send[40], recv[40];
+    for (int i = 0; i < 40; i++)
+        send[i] = (float)i;
+    assert_true(comm_sum_part_f32(comm_serial(), send, recv, 40));
+    assert_memory_equal(send, recv, sizeof send);
+}
+
 static void test_training_keeps_the_clip(void **state)
 {
     (void)state;
@@ -417,6 +449,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gradient_matches_finite_differences),
         cmocka_unit_test(test_pass_is_the_sum_of_its_positions),
+        cmocka_unit_test(test_parts_cover_the_array),
         cmocka_unit_test(test_export_matches_the_engine),
         cmocka_unit_test(test_buckets_and_pieces_are_the_engines),
         cmocka_unit_test(test_store_is_compact_and_filters),

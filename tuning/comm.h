@@ -33,8 +33,29 @@ struct Comm {
      */
     bool (*exchange_u64)(Comm *c, const uint64_t *send, const uint64_t *counts, uint64_t **recv,
                          uint64_t *recv_counts);
+    /*
+     * The element-wise sum over ranks of send[0, n), of which each rank keeps its own part
+     * (comm_part): recv gets the sums of [comm_part(n, size, rank), comm_part(n, size,
+     * rank + 1)).
+     */
+    bool (*sum_part_f32)(Comm *c, const float *send, float *recv, size_t n);
+    /* Each rank's part of buf[0, n) (elements of elem bytes) to every rank, in place. */
+    bool (*gather_parts)(Comm *c, void *buf, size_t n, size_t elem);
     void *impl;
 };
+
+/* Where rank r's part of an array of n elements starts (r = size: n). The parts are
+ * as even as whole multiples of COMM_PART_ALIGN elements allow (whole cache lines of
+ * floats), so that ranks updating their parts never share a line. */
+enum { COMM_PART_ALIGN = 16 };
+static inline size_t comm_part(size_t n, int size, int r)
+{
+    if (r >= size)
+        return n;
+    size_t units = (n + COMM_PART_ALIGN - 1) / COMM_PART_ALIGN;
+    size_t at = units * (size_t)r / (size_t)size * COMM_PART_ALIGN;
+    return at < n ? at : n;
+}
 
 /* The one-process group: every collective is the identity. */
 Comm *comm_serial(void);
@@ -54,6 +75,14 @@ static inline bool comm_sum_u64(Comm *c, uint64_t *buf, size_t n)
 static inline bool comm_max_f64(Comm *c, double *buf, size_t n)
 {
     return c->max_f64(c, buf, n);
+}
+static inline bool comm_sum_part_f32(Comm *c, const float *send, float *recv, size_t n)
+{
+    return c->sum_part_f32(c, send, recv, n);
+}
+static inline bool comm_gather_parts(Comm *c, void *buf, size_t n, size_t elem)
+{
+    return c->gather_parts(c, buf, n, elem);
 }
 static inline bool comm_bcast(Comm *c, void *buf, size_t n, int root)
 {

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <mpi.h>
 
@@ -96,10 +97,67 @@ static bool mpi_exchange(Comm *c, const uint64_t *send, const uint64_t *counts, 
     return ok;
 }
 
+/* The counts and starts of every rank's part of n elements, in units of elem bytes:
+ * made once for each (n, elem) a run uses (a few), so a training step costs no agreement
+ * on them. NULL (on every rank alike) when out of memory or one does not fit an int. */
+static int *part_counts(Comm *c, size_t n, size_t elem)
+{
+    static struct {
+        size_t n, elem;
+        int *cnt;
+    } cache[8];
+    for (size_t i = 0; i < sizeof cache / sizeof cache[0]; i++)
+        if (cache[i].cnt && cache[i].n == n && cache[i].elem == elem)
+            return cache[i].cnt;
+    int *cnt = n <= (size_t)INT_MAX / elem ? malloc(2 * (size_t)c->size * sizeof *cnt) : NULL;
+    if (!comm_all_ok(c, cnt != NULL)) {
+        free(cnt);
+        return NULL;
+    }
+    for (int r = 0; r < c->size; r++) {
+        size_t a = comm_part(n, c->size, r), b = comm_part(n, c->size, r + 1);
+        cnt[r] = (int)((b - a) * elem);
+        cnt[c->size + r] = (int)(a * elem);
+    }
+    for (size_t i = 0; i < sizeof cache / sizeof cache[0]; i++)
+        if (!cache[i].cnt) {
+            cache[i].n = n, cache[i].elem = elem, cache[i].cnt = cnt;
+            return cnt;
+        }
+    free(cache[0].cnt); /* a full cache: the oldest goes */
+    memmove(cache, cache + 1, sizeof cache - sizeof cache[0]);
+    size_t last = sizeof cache / sizeof cache[0] - 1;
+    cache[last].n = n, cache[last].elem = elem, cache[last].cnt = cnt;
+    return cnt;
+}
+
+static bool mpi_sum_part(Comm *c, const float *send, float *recv, size_t n)
+{
+    if (c->size == 1) {
+        if (n)
+            memcpy(recv, send, n * sizeof *recv);
+        return true;
+    }
+    const int *cnt = part_counts(c, n, 1);
+    return cnt &&
+           MPI_Reduce_scatter(send, recv, cnt, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS;
+}
+
+static bool mpi_gather_parts(Comm *c, void *buf, size_t n, size_t elem)
+{
+    if (c->size == 1)
+        return true;
+    const int *cnt = part_counts(c, n, elem);
+    return cnt && MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, cnt, cnt + c->size,
+                                 MPI_BYTE, MPI_COMM_WORLD) == MPI_SUCCESS;
+}
+
 /* The collectives over MPI_COMM_WORLD, in the order of Comm's members: sum_f64,
- * sum_f32, sum_u64, max_f64, bcast, exchange_u64 (rank and size are set at start). */
-static const Comm MPI_OPS = {0,           0,         mpi_sum_f64,  mpi_sum_f32, mpi_sum_u64,
-                             mpi_max_f64, mpi_bcast, mpi_exchange, NULL};
+ * sum_f32, sum_u64, max_f64, bcast, exchange_u64, sum_part_f32, gather_parts (rank and
+ * size are set at start). */
+static const Comm MPI_OPS = {0,           0,         mpi_sum_f64,  mpi_sum_f32,  mpi_sum_u64,
+                             mpi_max_f64, mpi_bcast, mpi_exchange, mpi_sum_part, mpi_gather_parts,
+                             NULL};
 
 bool comm_mpi_init(Comm *c, int *argc, char ***argv)
 {

@@ -324,19 +324,27 @@ static int run_bench(Cli *c)
                           rss1 - rss0,
                           (double)run.train.n,
                           t->sum_seconds / wall};
-        /* the sum alone, every rank ready: what a step costs on cores nobody else uses */
+        /* a step's collectives alone, every rank ready: what they cost on cores nobody
+         * else uses (the W1 part's sums, W2's, the gathering of the rounded W1) */
         double sum_once = 0;
-        float *probe = netmodel_alloc(t->shape.nw);
-        bool ok = comm_all_ok(g_comm, probe != NULL);
+        size_t o2 = t->shape.o_w2, nw = t->shape.nw;
+        float *probe = netmodel_alloc(nw), *part = netmodel_alloc(o2);
+        int16_t *probe_i16 = calloc(o2, sizeof *probe_i16);
+        bool ok = comm_all_ok(g_comm, probe && part && probe_i16);
         for (int i = 0; ok && i < 10; i++) {
             ok = comm_all_ok(g_comm, true);
             double t1 = meter_wall();
-            ok = ok && comm_sum_f32(g_comm, probe, t->shape.nw);
-            /* the fastest of ten: the sum itself, without the other jobs' interference */
+            ok = ok && comm_sum_part_f32(g_comm, probe, part, o2) &&
+                 comm_sum_f32(g_comm, probe + o2, nw - o2) &&
+                 comm_gather_parts(g_comm, probe_i16, o2, sizeof *probe_i16);
+            /* the fastest of ten: the collectives themselves, without the other jobs'
+             * interference */
             if (i == 0 || meter_wall() - t1 < sum_once)
                 sum_once = meter_wall() - t1;
         }
         free(probe);
+        free(part);
+        free(probe_i16);
         /* a step's computing by CPU time, the sums' left out */
         double per_step = (double)c->net.batch / g_comm->size / (n / (cpu - t->sum_cpu));
         if (go > 0 || !ok || !comm_sum_f64(g_comm, sums, 6))
@@ -350,12 +358,13 @@ static int run_bench(Cli *c)
             printf("memory: %.1f bytes/position in the sets; resident set grew by %.1f "
                    "bytes/position while loading\n",
                    sums[2] / np, sums[3] / np);
-            printf("all ranks: %.0f positions/s by wall time; %.1f %% of it in the gradient sums "
-                   "(MPI_Allreduce, waiting for the slowest rank included)\n",
+            printf("all ranks: %.0f positions/s by wall time; %.1f %% of it in the collectives "
+                   "(the gradient sums and the weights' gathering, waiting for the slowest rank "
+                   "included)\n",
                    sums[0] / wall, 100 * sums[5] / g_comm->size);
             if (g_comm->size > 1)
-                printf("one gradient sum (%zu floats) with every rank ready: %.2f ms, %.1f %% of "
-                       "a step (%.1f ms of CPU time computing on rank 0)\n",
+                printf("a step's collectives (%zu weights) with every rank ready: %.2f ms, %.1f %% "
+                       "of a step (%.1f ms of CPU time computing on rank 0)\n",
                        t->shape.nw, 1e3 * sum_once, 100 * sum_once / (per_step + sum_once),
                        1e3 * per_step);
             printf("train: %.0f positions/s per core of CPU time (H=%d, B=%d, %d rank%s)\n",

@@ -75,9 +75,10 @@ void netmodel_clip(const NetShape *s, float *w)
 enum { BLOCK = 128, PREFETCH = 16 };
 
 struct NetScratch {
-    float *acc;    /* [2H]: the side to move's accumulator, then the other's */
-    float *wq;     /* [nw]: W2 and b2 on the engine's grid, from o_w2 on (round_weights) */
-    int16_t *w1i;  /* [o_w2]: W1 and b1 on that grid in units of 1 / QA, as the engine has them */
+    float *acc; /* [2H]: the side to move's accumulator, then the other's */
+    /* the weights a pass reads, on the engine's grid (netmodel_round): */
+    int16_t *w1i;  /* [o_w2]: W1 and b1 in units of 1 / QA, as the engine has them */
+    float *tail;   /* [nw - o_w2]: W2 rounded to 1 / QB, and b2 */
     int16_t *acci; /* [2H]: the accumulators in those units */
     /* a block of BLOCK positions' accumulator gradients, and which of them each feature
      * receives (scatter_block) */
@@ -94,12 +95,12 @@ NetScratch *netmodel_scratch_new(const NetShape *s)
     if (!sc)
         return NULL;
     sc->acc = netmodel_alloc(2 * (size_t)s->hidden);
-    sc->wq = netmodel_alloc(s->nw);
+    sc->tail = netmodel_alloc(s->nw - s->o_w2);
     sc->w1i = aligned_alloc(NETMODEL_ALIGN, (s->o_w2 * sizeof(int16_t) + NETMODEL_ALIGN - 1) /
                                                 NETMODEL_ALIGN * NETMODEL_ALIGN);
     sc->acci = aligned_alloc(NETMODEL_ALIGN, 2 * (size_t)s->hidden * sizeof(int16_t));
     sc->dblock = netmodel_alloc((size_t)BLOCK * 2 * (size_t)s->hidden);
-    if (!sc->acc || !sc->wq || !sc->w1i || !sc->acci || !sc->dblock)
+    if (!sc->acc || !sc->tail || !sc->w1i || !sc->acci || !sc->dblock)
         netmodel_scratch_free(&sc);
     return sc;
 }
@@ -108,7 +109,7 @@ void netmodel_scratch_free(NetScratch **sc)
 {
     if (*sc) {
         free((*sc)->acc);
-        free((*sc)->wq);
+        free((*sc)->tail);
         free((*sc)->w1i);
         free((*sc)->acci);
         free((*sc)->dblock);
@@ -153,15 +154,21 @@ static inline void features(const uint16_t *pieces, int n, int side, uint16_t *r
  * W1 and b1 are kept as the engine keeps them, int16 counts of 1 / QA (w1i), the rest
  * as floats (wq from o_w2 on).
  */
-static void round_weights(const NetShape *s, const float *restrict w, float *restrict wq,
-                          int16_t *restrict w1i)
+NETMODEL_CLONES void netmodel_round(const NetShape *s, NetScratch *sc, const float *restrict w,
+                                    size_t lo, size_t hi)
 {
-    for (size_t i = 0; i < s->o_w2; i++)
-        w1i[i] = (int16_t)nearbyintf(w[i] * NNUE_QA);
-    for (size_t i = s->o_w2; i < s->o_b2; i++)
-        wq[i] = nearbyintf(w[i] * NNUE_QB) * (1.0f / NNUE_QB);
-    for (size_t i = s->o_b2; i < s->nw; i++)
-        wq[i] = w[i];
+    int16_t *restrict w1i = sc->w1i;
+    float *restrict tail = sc->tail; /* tail[i - o_w2] is weight i */
+    size_t end1 = hi < s->o_w2 ? hi : s->o_w2;
+    for (size_t i = lo; i < end1; i++)
+        w1i[i] = netmodel_round_w1(w[i]);
+    for (size_t i = lo > s->o_w2 ? lo : s->o_w2; i < hi; i++)
+        tail[i - s->o_w2] = i < s->o_b2 ? nearbyintf(w[i] * NNUE_QB) * (1.0f / NNUE_QB) : w[i];
+}
+
+int16_t *netmodel_rounded_w1(NetScratch *sc)
+{
+    return sc->w1i;
 }
 
 /* The pass's hot loops are inlined into each of its clones (below), so that each is
@@ -171,9 +178,9 @@ static void round_weights(const NetShape *s, const float *restrict w, float *res
 /* Both accumulators into acc, and y. The accumulators are added in int16 counts of
  * 1 / QA, as the engine adds them: exact (the clip keeps them in range), and half the
  * bytes a float row would read. */
-NETMODEL_HOT float forward(const NetShape *s, const float *restrict w, const int16_t *restrict w1i,
-                           const uint16_t *fs, const uint16_t *fo, int n, int b,
-                           int16_t *restrict acci, float *restrict acc)
+NETMODEL_HOT float forward(const NetShape *s, const float *restrict tail,
+                           const int16_t *restrict w1i, const uint16_t *fs, const uint16_t *fo,
+                           int n, int b, int16_t *restrict acci, float *restrict acc)
 {
     const int H = s->hidden;
     int16_t *restrict as = acci, *restrict ao = acci + H;
@@ -189,7 +196,7 @@ NETMODEL_HOT float forward(const NetShape *s, const float *restrict w, const int
     }
     for (int i = 0; i < 2 * H; i++)
         acc[i] = (float)acci[i] * (1.0f / NNUE_QA);
-    const float *restrict w2 = w + s->o_w2 + (size_t)b * 2 * (size_t)H;
+    const float *restrict w2 = tail + (size_t)b * 2 * (size_t)H;
     Vec8 lo = {0}, hi = {0}; /* lanes 0-7 and 8-15 of the partial sums */
     for (int i = 0; i < 2 * H; i += 16) {
         Vec8 a = *(const Vec8 *)(acc + i), a8 = *(const Vec8 *)(acc + i + 8);
@@ -197,7 +204,7 @@ NETMODEL_HOT float forward(const NetShape *s, const float *restrict w, const int
         lo += c * c * *(const Vec8 *)(w2 + i);
         hi += d * d * *(const Vec8 *)(w2 + i + 8);
     }
-    float y = w[s->o_b2 + (size_t)b];
+    float y = tail[s->o_b2 - s->o_w2 + (size_t)b];
     for (int j = 0; j < 8; j++)
         y += lo[j];
     for (int j = 0; j < 8; j++)
@@ -206,12 +213,12 @@ NETMODEL_HOT float forward(const NetShape *s, const float *restrict w, const int
 }
 
 /* Adds g times the gradient of y (accumulators in acc) to grad. */
-NETMODEL_HOT void backward(const NetShape *s, const float *restrict w, int b,
+NETMODEL_HOT void backward(const NetShape *s, const float *restrict tail, int b,
                            const float *restrict acc, float g, float *restrict dacc,
                            float *restrict grad)
 {
     const int H = s->hidden;
-    const float *restrict w2 = w + s->o_w2 + (size_t)b * 2 * (size_t)H;
+    const float *restrict w2 = tail + (size_t)b * 2 * (size_t)H;
     float *restrict gw2 = grad + s->o_w2 + (size_t)b * 2 * (size_t)H;
     grad[s->o_b2 + (size_t)b] += g;
     const Vec8 one = (Vec8){0} + 1;
@@ -271,14 +278,14 @@ NETMODEL_HOT void scatter_block(const NetShape *s, NetScratch *sc, int nb, float
 /* The pass is where training spends its time: compiled twice (NETMODEL_CLONES). */
 
 NETMODEL_CLONES
-NetLoss netmodel_pass(const NetShape *s, NetScratch *sc, const NetSet *d, const uint32_t *subset,
-                      uint64_t nsub, const float *w, double k, double lambda, float *grad)
+NetLoss netmodel_pass_rounded(const NetShape *s, NetScratch *sc, const NetSet *d,
+                              const uint32_t *subset, uint64_t nsub, double k, double lambda,
+                              float *grad)
 {
     NetLoss L = {0, 0};
     uint64_t count = subset ? nsub : d->n;
     double ks = k * s->scale;
     uint16_t fs_own[NETDATA_SLOTS], fo_own[NETDATA_SLOTS], *fs = fs_own, *fo = fo_own;
-    round_weights(s, w, sc->wq, sc->w1i);
     int nb = 0; /* positions in the block */
     for (uint64_t j = 0; j < count; j++) {
         uint64_t i = subset ? subset[j] : j;
@@ -296,7 +303,7 @@ NetLoss netmodel_pass(const NetShape *s, NetScratch *sc, const NetSet *d, const 
             sc->nfeat[nb] = (uint16_t)n;
         }
         features(d->piece[i], n, netdata_side(d, i), fs, fo);
-        float y = forward(s, sc->wq, sc->w1i, fs, fo, n, b, sc->acci, sc->acc);
+        float y = forward(s, sc->tail, sc->w1i, fs, fo, n, b, sc->acci, sc->acc);
         double p = 1.0 / (1.0 + exp(-ks * y));
         double t = netmodel_target(d->score[i], d->result[i], k, lambda);
         double r = (d->result[i] + 1) / 2.0;
@@ -304,7 +311,7 @@ NetLoss netmodel_pass(const NetShape *s, NetScratch *sc, const NetSet *d, const 
         L.result_loss += (p - r) * (p - r);
         if (grad) {
             float g = (float)(2 * (p - t) * p * (1 - p) * ks);
-            backward(s, sc->wq, b, sc->acc, g, sc->dblock + (size_t)nb * 2 * (size_t)s->hidden,
+            backward(s, sc->tail, b, sc->acc, g, sc->dblock + (size_t)nb * 2 * (size_t)s->hidden,
                      grad);
             if (++nb == BLOCK || j + 1 == count) {
                 scatter_block(s, sc, nb, grad);
@@ -315,14 +322,21 @@ NetLoss netmodel_pass(const NetShape *s, NetScratch *sc, const NetSet *d, const 
     return L;
 }
 
+NetLoss netmodel_pass(const NetShape *s, NetScratch *sc, const NetSet *d, const uint32_t *subset,
+                      uint64_t nsub, const float *w, double k, double lambda, float *grad)
+{
+    netmodel_round(s, sc, w, 0, s->nw);
+    return netmodel_pass_rounded(s, sc, d, subset, nsub, k, lambda, grad);
+}
+
 double netmodel_eval_position(const NetShape *s, NetScratch *sc, const float *w,
                               const Position *pos)
 {
     uint16_t pieces[NETDATA_SLOTS], fs[NETDATA_SLOTS], fo[NETDATA_SLOTS];
     int n = netdata_pieces(pos, pieces);
     features(pieces, n, pos->side, fs, fo);
-    round_weights(s, w, sc->wq, sc->w1i);
-    return forward(s, sc->wq, sc->w1i, fs, fo, n, netmodel_bucket(s->buckets, n), sc->acci,
+    netmodel_round(s, sc, w, 0, s->nw);
+    return forward(s, sc->tail, sc->w1i, fs, fo, n, netmodel_bucket(s->buckets, n), sc->acci,
                    sc->acc) *
            s->scale;
 }

@@ -86,10 +86,25 @@ typedef struct {
 /* A malloc'd vector of n floats, NETMODEL_ALIGN-aligned and zeroed; free with free(). */
 float *netmodel_alloc(size_t n);
 
-/* Scratch for one pass (accumulators and their gradients). */
+/* Scratch for one pass (accumulators and their gradients, and the weights on the
+ * engine's grid that the pass reads). */
 typedef struct NetScratch NetScratch;
 NetScratch *netmodel_scratch_new(const NetShape *s);
 void netmodel_scratch_free(NetScratch **sc);
+
+/* A W1 or b1 weight on the engine's grid: an int16 count of 1 / QA. */
+static inline int16_t netmodel_round_w1(float w)
+{
+    return (int16_t)nearbyintf(w * NNUE_QA);
+}
+
+/* Weights [lo, hi) of w onto sc's grid: W1 and b1 as int16 counts of 1 / QA (what
+ * netmodel_rounded_w1 returns), W2 rounded to multiples of 1 / QB, b2 as it is. */
+void netmodel_round(const NetShape *s, NetScratch *sc, const float *w, size_t lo, size_t hi);
+
+/* sc's W1 and b1 on the grid ([o_w2] int16): a trainer that rounds its own part of the
+ * weights writes there and gathers the other ranks' parts. */
+int16_t *netmodel_rounded_w1(NetScratch *sc);
 
 /*
  * One pass over positions subset[0..nsub) of d (all of d when subset is NULL): the
@@ -98,6 +113,11 @@ void netmodel_scratch_free(NetScratch **sc);
  */
 NetLoss netmodel_pass(const NetShape *s, NetScratch *sc, const NetSet *d, const uint32_t *subset,
                       uint64_t nsub, const float *w, double k, double lambda, float *grad);
+
+/* netmodel_pass with the weights already on sc's grid (netmodel_round). */
+NetLoss netmodel_pass_rounded(const NetShape *s, NetScratch *sc, const NetSet *d,
+                              const uint32_t *subset, uint64_t nsub, double k, double lambda,
+                              float *grad);
 
 /* The evaluation (engine units, side to move's view) of a position. */
 double netmodel_eval_position(const NetShape *s, NetScratch *sc, const float *w,

@@ -77,13 +77,13 @@ static double step_size(const NetTrainOptions *o, const NetTrain *t)
     return o->lr * pow(o->lr_drop, (double)(t->epoch / o->lr_step));
 }
 
-/* Adam's update of every weight, vectorised: v is never negative, so sqrtf needs no
- * errno (which would keep it scalar). */
+/* Adam's update of n weights, vectorised: v is never negative, so sqrtf needs no errno
+ * (which would keep it scalar). */
 NETMODEL_CLONES __attribute__((optimize("no-math-errno"))) static void
-adam_update(size_t nw, float *restrict w, float *restrict m, float *restrict v,
+adam_update(size_t n, float *restrict w, float *restrict m, float *restrict v,
             const float *restrict g, float inv, float b1, float b2, float c1, float c2, float eps)
 {
-    for (size_t j = 0; j < nw; j++) {
+    for (size_t j = 0; j < n; j++) {
         float gj = g[j] * inv;
         m[j] = b1 * m[j] + (1 - b1) * gj;
         v[j] = b2 * v[j] + (1 - b2) * gj * gj;
@@ -91,17 +91,74 @@ adam_update(size_t nw, float *restrict w, float *restrict m, float *restrict v,
     }
 }
 
-/* Adam on the mean gradient g (the sum over count positions), then the clip. */
-static void adam_step(const NetTrainOptions *o, NetTrain *t, const float *restrict g, double count)
+/* adam_update of n W1 or b1 weights with the clip and the rounding onto the engine's
+ * grid (q) in the same pass: one sweep of memory a step instead of three. */
+NETMODEL_CLONES __attribute__((optimize("no-math-errno"))) static void
+adam_update_w1(size_t n, float *restrict w, float *restrict m, float *restrict v,
+               const float *restrict g, int16_t *restrict q, float inv, float b1, float b2,
+               float c1, float c2, float eps)
+{
+    for (size_t j = 0; j < n; j++) {
+        float gj = g[j] * inv;
+        m[j] = b1 * m[j] + (1 - b1) * gj;
+        v[j] = b2 * v[j] + (1 - b2) * gj * gj;
+        float x = w[j] - c1 * m[j] / (sqrtf(v[j] * c2) + eps);
+        x = x > NETMODEL_CLIP ? NETMODEL_CLIP : x < -NETMODEL_CLIP ? -NETMODEL_CLIP : x;
+        w[j] = x;
+        q[j] = netmodel_round_w1(x);
+    }
+}
+
+/* Adam's constants for the next step (t->step is advanced). */
+typedef struct {
+    float inv, b1, b2, c1, c2, eps;
+} AdamStep;
+
+static AdamStep adam_begin(const NetTrainOptions *o, NetTrain *t, double count)
 {
     t->step++;
     double lr = step_size(o, t);
-    float b1 = (float)o->beta1, b2 = (float)o->beta2, eps = (float)o->eps;
-    float inv = (float)(1 / count);
-    float c1 = (float)(lr / (1 - pow(o->beta1, (double)t->step)));
-    float c2 = (float)(1 / (1 - pow(o->beta2, (double)t->step)));
-    adam_update(t->shape.nw, t->w, t->m, t->v, g, inv, b1, b2, c1, c2, eps);
-    netmodel_clip(&t->shape, t->w);
+    return (AdamStep){(float)(1 / count),
+                      (float)o->beta1,
+                      (float)o->beta2,
+                      (float)(lr / (1 - pow(o->beta1, (double)t->step))),
+                      (float)(1 / (1 - pow(o->beta2, (double)t->step))),
+                      (float)o->eps};
+}
+
+/*
+ * One step on the summed gradient of count positions, each rank updating its own part
+ * of W1 and b1 (gpart: the sums of that part) and all of W2 and b2 (g, from o_w2 on),
+ * then the clip, and the new weights onto sc's grid (the caller gathers the other
+ * ranks' parts of it). A rank's float weights and Adam moments outside its part are left as they
+ * were (gather_state makes them whole again).
+ */
+static void adam_step(Comm *comm, const NetTrainOptions *o, NetTrain *t, NetScratch *sc,
+                      const float *gpart, const float *g, double count)
+{
+    const NetShape *s = &t->shape;
+    AdamStep a = adam_begin(o, t, count);
+    size_t lo = comm_part(s->o_w2, comm->size, comm->rank);
+    size_t hi = comm_part(s->o_w2, comm->size, comm->rank + 1);
+    adam_update_w1(hi - lo, t->w + lo, t->m + lo, t->v + lo, gpart, netmodel_rounded_w1(sc) + lo,
+                   a.inv, a.b1, a.b2, a.c1, a.c2, a.eps);
+    size_t o2 = s->o_w2;
+    adam_update(s->nw - o2, t->w + o2, t->m + o2, t->v + o2, g + o2, a.inv, a.b1, a.b2, a.c1, a.c2,
+                a.eps);
+    for (size_t i = o2; i < s->o_b2; i++)
+        t->w[i] = t->w[i] > NETMODEL_CLIP    ? NETMODEL_CLIP
+                  : t->w[i] < -NETMODEL_CLIP ? -NETMODEL_CLIP
+                                             : t->w[i];
+    netmodel_round(s, sc, t->w, o2, s->nw);
+}
+
+/* Every rank's part of the float weights and of both moments to every rank. */
+static bool gather_state(Comm *comm, NetTrain *t)
+{
+    size_t n = t->shape.o_w2;
+    return comm_gather_parts(comm, t->w, n, sizeof *t->w) &&
+           comm_gather_parts(comm, t->m, n, sizeof *t->m) &&
+           comm_gather_parts(comm, t->v, n, sizeof *t->v);
 }
 
 bool nettrain_set_loss(Comm *comm, const NetTrain *t, const float *w, const NetSet *d,
@@ -157,22 +214,29 @@ bool nettrain_epoch(Comm *comm, const NetTrainOptions *o, NetTrain *t, const Net
     if (nb < 1)
         nb = 1;
     uint64_t *off = malloc((nb + 1) * sizeof *off);
+    size_t o2 = t->shape.o_w2;
+    float *gpart = netmodel_alloc(comm_part(o2, comm->size, comm->rank + 1) -
+                                  comm_part(o2, comm->size, comm->rank));
     NetScratch *sc = netmodel_scratch_new(&t->shape);
-    bool ok = comm_all_ok(comm, start_w && grad && off && sc);
+    bool ok = comm_all_ok(comm, start_w && grad && off && sc && gpart);
     if (ok) {
         memcpy(start_w, t->w, nw * sizeof *start_w);
         ok = mean_loss(comm, t, t->w, valid, o->lambda, &row.valid_loss);
     }
-    if (ok)
+    if (ok) {
         train_group_batches(train->uid, train->n, nb, rng_next(&t->rng), perm, off);
+        netmodel_round(&t->shape, sc, t->w, 0, nw);
+    }
     double loss_sum = 0, count_sum = 0;
     for (uint64_t b = 0; ok && b < nb; b++) {
         memset(grad, 0, nw * sizeof *grad);
-        NetLoss L = netmodel_pass(&t->shape, sc, train, perm + off[b], off[b + 1] - off[b], t->w,
-                                  t->k, o->lambda, grad);
+        NetLoss L = netmodel_pass_rounded(&t->shape, sc, train, perm + off[b], off[b + 1] - off[b],
+                                          t->k, o->lambda, grad);
         double sums[2] = {L.loss, (double)(off[b + 1] - off[b])};
         double t1 = meter_wall(), c1 = meter_cpu();
-        ok = comm_sum_f32(comm, grad, nw) && comm_sum_f64(comm, sums, 2);
+        /* the W1 and b1 sums of this rank's part only; W2 and b2 whole (small) */
+        ok = comm_sum_part_f32(comm, grad, gpart, o2) && comm_sum_f32(comm, grad + o2, nw - o2) &&
+             comm_sum_f64(comm, sums, 2);
         t->sum_seconds += meter_wall() - t1;
         t->sum_cpu += meter_cpu() - c1;
         if (!ok)
@@ -181,8 +245,13 @@ bool nettrain_epoch(Comm *comm, const NetTrainOptions *o, NetTrain *t, const Net
             continue;
         loss_sum += sums[0];
         count_sum += sums[1];
-        adam_step(o, t, grad, sums[1]);
+        adam_step(comm, o, t, sc, gpart, grad, sums[1]);
+        t1 = meter_wall(), c1 = meter_cpu();
+        ok = comm_gather_parts(comm, netmodel_rounded_w1(sc), o2, sizeof(int16_t));
+        t->sum_seconds += meter_wall() - t1;
+        t->sum_cpu += meter_cpu() - c1;
     }
+    ok = ok && gather_state(comm, t);
     row.train_loss = count_sum > 0 ? loss_sum / count_sum : NAN;
     if (ok) {
         t->epoch++;
@@ -190,6 +259,7 @@ bool nettrain_epoch(Comm *comm, const NetTrainOptions *o, NetTrain *t, const Net
         ok = record_row(t, &row, start_w);
     }
     netmodel_scratch_free(&sc);
+    free(gpart);
     free(start_w);
     free(grad);
     free(off);

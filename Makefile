@@ -382,9 +382,11 @@ bench: all $(BINDIR)/tests/tools/ingest_load
 	scripts/bench-perft $(BINDIR)
 	$(BINDIR)/chuhe-engine bench
 	scripts/bench-search $(BINDIR)
+	scripts/bench-search --threads 2 $(BINDIR)
 	scripts/bench-mates $(BINDIR)
 	$(BINDIR)/chuhe-tune --bench
 	$(BINDIR)/chuhe-train --bench
+	scripts/bench-train-ranks --bindir $(BINDIR)
 	scripts/bench-scaling --bindir $(BINDIR)
 	scripts/bench-ingest --bindir $(BINDIR)
 
@@ -422,7 +424,7 @@ help:
 	@echo '  check-debug   check with -O1 and CHUHE_DEBUG (MODE=debug, binaries in bin/debug/)'
 	@echo '  check-tsan    the threaded tests under ThreadSanitizer (MODE=tsan, binaries in bin/tsan/)'
 	@echo '  bench         perft and search speed and mates found (scripts/bench-mates), side by side with'
-	@echo '                Fairy-Stockfish; tuner and trainer speed; self-play scaling; what one coordinator stores'
+	@echo '                Fairy-Stockfish; tuner and trainer speed (1 and 2 ranks); self-play scaling; what one coordinator stores'
 	@echo '                (scripts/bench-ingest)'
 	@echo '  fuzz          build the libFuzzer harnesses (clang) and run each for FUZZ_TIME s (default 60)'
 	@echo '  fuzz-smoke    replay tests/fuzz/regress, run each harness FUZZ_SMOKE_TIME s (default 20) (CI)'

@@ -64,6 +64,7 @@
 #   scripts/make-openings     --nodes 300
 #   scripts/soak              -n 4 --jobs 2
 #   bin/chuhe-tune --bench    --bench-positions 20000
+#   scripts/bench-train-ranks --rounds 1 --seconds 0.5 --positions 20000
 #
 # What a test machine may lack: an example whose program is not installed (its first
 # word, or a /usr/games/ path it names) is skipped, with the program as the reason, and
@@ -216,6 +217,7 @@ small() {
             ["scripts/make-openings", "--nodes 300"],
             ["scripts/soak", "-n 4", "--jobs 2"],
             ["bin/chuhe-tune --bench", "--bench-positions 20000"],
+            ["scripts/bench-train-ranks", "--rounds 1", "--seconds 0.5", "--positions 20000"],
         );
         for my $a (@add) {
             my ($prog, @opts) = @$a;

@@ -301,7 +301,11 @@ static int run_bench(Cli *c)
         t = run.t =
             nettrain_new(&c->net, c->train.seed, c->K > 0 ? c->K : 1 / 170.0, run.st.train, 0);
         run.perm = malloc((run.train.n ? run.train.n : 1) * sizeof *run.perm);
-        if (!comm_all_ok(g_comm, t && run.perm))
+        if (t) { /* each step's computing time, for the ranks' balance */
+            t->step_wall_cap = 1 << 16;
+            t->step_wall = malloc(2 * t->step_wall_cap * sizeof *t->step_wall);
+        }
+        if (!comm_all_ok(g_comm, t && run.perm && t->step_wall))
             rc = fail_all("out of memory");
     }
     if (rc == 0) {
@@ -324,6 +328,15 @@ static int run_bench(Cli *c)
                           rss1 - rss0,
                           (double)run.train.n,
                           t->sum_seconds / wall};
+        /* the balance: each step's computing, summed over the ranks and its slowest rank's
+         * (every rank took the same steps) */
+        size_t ns = t->nstep_wall;
+        double *step_max = t->step_wall + t->step_wall_cap, step_sum = 0, step_slowest = 0;
+        memcpy(step_max, t->step_wall, ns * sizeof *step_max);
+        bool balance_ok =
+            comm_max_f64(g_comm, step_max, ns) && comm_sum_f64(g_comm, t->step_wall, ns);
+        for (size_t i = 0; i < ns; i++)
+            step_sum += t->step_wall[i], step_slowest += step_max[i];
         /* a step's collectives alone, every rank ready: what they cost on cores nobody
          * else uses (the W1 part's sums, W2's, the gathering of the rounded W1) */
         double sum_once = 0;
@@ -347,7 +360,7 @@ static int run_bench(Cli *c)
         free(probe_i16);
         /* a step's computing by CPU time, the sums' left out */
         double per_step = (double)c->net.batch / g_comm->size / (n / (cpu - t->sum_cpu));
-        if (go > 0 || !ok || !comm_sum_f64(g_comm, sums, 6))
+        if (go > 0 || !ok || !balance_ok || !comm_sum_f64(g_comm, sums, 6))
             rc = fail_all("training failed (out of memory or MPI)");
         else if (g_comm->rank == 0) {
             double np = sums[4] > 0 ? sums[4] : 1;
@@ -362,6 +375,13 @@ static int run_bench(Cli *c)
                    "(the gradient sums and the weights' gathering, waiting for the slowest rank "
                    "included)\n",
                    sums[0] / wall, 100 * sums[5] / g_comm->size);
+            if (g_comm->size > 1 && ns > 0)
+                printf("a step's computing (the pass and the update, by wall time): %.2f ms on "
+                       "average over the ranks, %.2f ms on the slowest rank of each step (+%.1f "
+                       "%%), over %zu steps\n",
+                       1e3 * step_sum / (double)g_comm->size / (double)ns,
+                       1e3 * step_slowest / (double)ns,
+                       100 * (step_slowest * g_comm->size / step_sum - 1), ns);
             if (g_comm->size > 1)
                 printf("a step's collectives (%zu weights) with every rank ready: %.2f ms, %.1f %% "
                        "of a step (%.1f ms of CPU time computing on rank 0)\n",

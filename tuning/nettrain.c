@@ -65,6 +65,7 @@ void nettrain_free(NetTrain **t)
         free((*t)->v);
         free((*t)->best_w);
         free((*t)->hist);
+        free((*t)->step_wall);
         free(*t);
         *t = NULL;
     }
@@ -229,11 +230,12 @@ bool nettrain_epoch(Comm *comm, const NetTrainOptions *o, NetTrain *t, const Net
     }
     double loss_sum = 0, count_sum = 0;
     for (uint64_t b = 0; ok && b < nb; b++) {
+        double s0 = meter_wall();
         memset(grad, 0, nw * sizeof *grad);
         NetLoss L = netmodel_pass_rounded(&t->shape, sc, train, perm + off[b], off[b + 1] - off[b],
                                           t->k, o->lambda, grad);
         double sums[2] = {L.loss, (double)(off[b + 1] - off[b])};
-        double t1 = meter_wall(), c1 = meter_cpu();
+        double t1 = meter_wall(), c1 = meter_cpu(), computing = t1 - s0;
         /* the W1 and b1 sums of this rank's part only; W2 and b2 whole (small) */
         ok = comm_sum_part_f32(comm, grad, gpart, o2) && comm_sum_f32(comm, grad + o2, nw - o2) &&
              comm_sum_f64(comm, sums, 2);
@@ -245,8 +247,12 @@ bool nettrain_epoch(Comm *comm, const NetTrainOptions *o, NetTrain *t, const Net
             continue;
         loss_sum += sums[0];
         count_sum += sums[1];
+        s0 = meter_wall();
         adam_step(comm, o, t, sc, gpart, grad, sums[1]);
         t1 = meter_wall(), c1 = meter_cpu();
+        computing += t1 - s0;
+        if (t->step_wall && t->nstep_wall < t->step_wall_cap)
+            t->step_wall[t->nstep_wall++] = computing;
         ok = comm_gather_parts(comm, netmodel_rounded_w1(sc), o2, sizeof(int16_t));
         t->sum_seconds += meter_wall() - t1;
         t->sum_cpu += meter_cpu() - c1;

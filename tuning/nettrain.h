@@ -52,6 +52,11 @@ typedef struct {
     EpochRow *hist;
     double sum_seconds, sum_cpu; /* wall and CPU time in the gradient sums (waiting
                                   * included); not saved */
+    /* When step_wall is set (--bench): each step's computing by wall time on this rank
+     * (the pass and the update, the collectives left out), up to step_wall_cap steps;
+     * not saved */
+    double *step_wall;
+    size_t nstep_wall, step_wall_cap;
 } NetTrain;
 
 /* A new state with seeded starting weights; NULL when out of memory or the shape is out

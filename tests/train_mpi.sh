@@ -101,7 +101,8 @@ check "the run file is refused as an output, even with --force, and left alone" 
 
 o=$(mpi 2 --bench --bench-seconds 1 --bench-positions 5000 --hidden 64 2>&1)
 grep -Eq 'memory: [0-9.]+ bytes/position' <<<"$o" &&
+    grep -Eq "^a step's computing \(the pass and the update, by wall time\): [0-9.]+ ms on average over the ranks, [0-9.]+ ms on the slowest rank of each step \(\+[0-9.]+ %\), over [1-9][0-9]* steps$" <<<"$o" &&
     tail -1 <<<"$o" | grep -Eq '^train: [0-9]+ positions/s per core of CPU time \(H=64, B=1, 2 ranks\)$'
-check "--bench on 2 ranks reports memory and, last, positions/s per core" $? "$o"
+check "--bench on 2 ranks reports memory, the ranks' balance and, last, positions/s per core" $? "$o"
 
 tap_end

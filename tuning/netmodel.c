@@ -67,7 +67,7 @@ void netmodel_init_weights(const NetShape *s, float *w, uint64_t seed)
 void netmodel_clip(const NetShape *s, float *w)
 {
     for (size_t i = 0; i < s->o_b2; i++)
-        w[i] = w[i] > NETMODEL_CLIP ? NETMODEL_CLIP : w[i] < -NETMODEL_CLIP ? -NETMODEL_CLIP : w[i];
+        w[i] = netmodel_clip_weight(w[i]);
 }
 
 /* Positions whose W1 gradients are added feature by feature (see scatter_block); how
@@ -152,7 +152,7 @@ static inline void features(const uint16_t *pieces, int n, int side, uint16_t *r
  * unchanged: the float weights take the small steps and the rounded ones follow) and the
  * engine's integer evaluation equals the trained one up to the engine's truncations.
  * W1 and b1 are kept as the engine keeps them, int16 counts of 1 / QA (w1i), the rest
- * as floats (wq from o_w2 on).
+ * as floats (tail, from o_w2 on).
  */
 NETMODEL_CLONES void netmodel_round(const NetShape *s, NetScratch *sc, const float *restrict w,
                                     size_t lo, size_t hi)

@@ -62,7 +62,13 @@ void netmodel_init(void);
  * inside SCReLU's slope; W2 small, b2 = 0. */
 void netmodel_init_weights(const NetShape *s, float *w, uint64_t seed);
 
-/* Clips W1, b1 and W2 to [-NETMODEL_CLIP, NETMODEL_CLIP]. */
+/* One W1, b1 or W2 weight clipped to [-NETMODEL_CLIP, NETMODEL_CLIP]. */
+static inline float netmodel_clip_weight(float x)
+{
+    return x > NETMODEL_CLIP ? NETMODEL_CLIP : x < -NETMODEL_CLIP ? -NETMODEL_CLIP : x;
+}
+
+/* Clips W1, b1 and W2 (netmodel_clip_weight). */
 void netmodel_clip(const NetShape *s, float *w);
 
 /* The bucket of a position with n pieces (the rule of nnue_bucket). */

@@ -103,8 +103,7 @@ adam_update_w1(size_t n, float *restrict w, float *restrict m, float *restrict v
         float gj = g[j] * inv;
         m[j] = b1 * m[j] + (1 - b1) * gj;
         v[j] = b2 * v[j] + (1 - b2) * gj * gj;
-        float x = w[j] - c1 * m[j] / (sqrtf(v[j] * c2) + eps);
-        x = x > NETMODEL_CLIP ? NETMODEL_CLIP : x < -NETMODEL_CLIP ? -NETMODEL_CLIP : x;
+        float x = netmodel_clip_weight(w[j] - c1 * m[j] / (sqrtf(v[j] * c2) + eps));
         w[j] = x;
         q[j] = netmodel_round_w1(x);
     }
@@ -131,8 +130,8 @@ static AdamStep adam_begin(const NetTrainOptions *o, NetTrain *t, double count)
  * One step on the summed gradient of count positions, each rank updating its own part
  * of W1 and b1 (gpart: the sums of that part) and all of W2 and b2 (g, from o_w2 on),
  * then the clip, and the new weights onto sc's grid (the caller gathers the other
- * ranks' parts of it). A rank's float weights and Adam moments outside its part are left as they
- * were (gather_state makes them whole again).
+ * ranks' parts of it). A rank's float weights and Adam moments outside its part are
+ * left as they were (gather_state makes them whole again).
  */
 static void adam_step(Comm *comm, const NetTrainOptions *o, NetTrain *t, NetScratch *sc,
                       const float *gpart, const float *g, double count)
@@ -147,9 +146,7 @@ static void adam_step(Comm *comm, const NetTrainOptions *o, NetTrain *t, NetScra
     adam_update(s->nw - o2, t->w + o2, t->m + o2, t->v + o2, g + o2, a.inv, a.b1, a.b2, a.c1, a.c2,
                 a.eps);
     for (size_t i = o2; i < s->o_b2; i++)
-        t->w[i] = t->w[i] > NETMODEL_CLIP    ? NETMODEL_CLIP
-                  : t->w[i] < -NETMODEL_CLIP ? -NETMODEL_CLIP
-                                             : t->w[i];
+        t->w[i] = netmodel_clip_weight(t->w[i]);
     netmodel_round(s, sc, t->w, o2, s->nw);
 }
 

@@ -543,6 +543,27 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* chuhe-train shares a node's positions among its ranks unless --no-balance; chuhe-tune
+ * has no such option. */
+static void test_cli_train_balance(void **state)
+{
+    (void)state;
+    Cli *c = malloc(sizeof *c);
+    CliError err;
+    assert_non_null(c);
+    char *on[] = {"chuhe-train", "run.h5", NULL},
+         *off[] = {"chuhe-train", "--no-balance", "run.h5", NULL};
+    assert_int_equal(cli_parse_program(c, CLI_TRAIN, 2, on, false, &err), CLI_RUN);
+    assert_true(c->balance);
+    assert_int_equal(cli_parse_program(c, CLI_TRAIN, 3, off, false, &err), CLI_RUN);
+    assert_false(c->balance);
+    assert_int_equal(c->nfiles, 1);
+    char *tune[] = {"chuhe-tune", "--no-balance", "run.h5", NULL};
+    assert_int_equal(cli_parse_program(c, CLI_TUNE, 3, tune, false, &err), CLI_ERROR);
+    assert_non_null(strstr(err.msg, "--no-balance"));
+    free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -552,6 +573,7 @@ int main(void)
         cmocka_unit_test(test_cli_refusals),
         cmocka_unit_test(test_cli_usage_lists_every_option),
         cmocka_unit_test(test_cli_check_outputs),
+        cmocka_unit_test(test_cli_train_balance),
     };
     return cmocka_run_group_tests_name("tune_cli", tests, setup, teardown);
 }

@@ -27,6 +27,7 @@
 #include "tuning/netdata.h"
 #include "tuning/netexport.h"
 #include "tuning/netmodel.h"
+#include "tuning/netshare.h"
 #include "tuning/nettrain.h"
 #include "tuning/synth.h"
 
@@ -444,6 +445,70 @@ static void test_training_keeps_the_clip(void **state)
     free(perm);
 }
 
+/* A node of one rank (comm_serial): epochs over the shared set, split into claimed
+ * chunks, make the same weights bit for bit as over the set itself (chunks are whole
+ * blocks of the pass); every position is computed once an epoch. */
+static void test_shared_steps_equal_plain_ones(void **state)
+{
+    (void)state;
+    Comm *comm = comm_serial();
+    NetTrainOptions o = small_options();
+    o.batch = 400; /* one step of 400 positions: chunks of 256 and 144 */
+    NetSet copy, none;
+    netdata_init(&copy);
+    netdata_init(&none);
+    assert_true(netdata_synth(&copy, 400, 3));
+    assert_int_equal(copy.n, g_set.n);
+    uint32_t *perm = malloc(g_set.n * sizeof *perm);
+    assert_non_null(perm);
+    NetTrain *a = nettrain_new(&o, 1, 1 / 300.0, g_set.n, 0);
+    NetTrain *b = nettrain_new(&o, 1, 1 / 300.0, g_set.n, 0);
+    assert_true(a && b);
+    NetShare *sh = netshare_new(comm, &copy, nettrain_batches(&o, copy.n));
+    assert_non_null(sh);
+    assert_true(copy.borrowed && copy.n == g_set.n && sh->nlocal == 1);
+    assert_memory_equal(copy.piece, g_set.piece, g_set.n * sizeof *g_set.piece);
+    b->share = sh;
+    for (int e = 0; e < 3; e++) {
+        assert_true(nettrain_epoch(comm, &o, a, &g_set, &none, perm));
+        assert_true(nettrain_epoch(comm, &o, b, &copy, &none, NULL));
+    }
+    assert_memory_equal(a->w, b->w, a->shape.nw * sizeof *a->w);
+    for (int i = 0; i < a->nhist; i++)
+        assert_true(fabs(a->hist[i].train_loss - b->hist[i].train_loss) <=
+                    1e-12 * a->hist[i].train_loss);
+    assert_int_equal(sh->computed, 3 * g_set.n);
+    netshare_free(comm, &sh);
+    netdata_free(&copy);
+    nettrain_free(&a);
+    nettrain_free(&b);
+    free(perm);
+}
+
+/* The claims of a step stand for each node rank's part once, in chunks of at most
+ * NETSHARE_CHUNK, rank after rank; an empty part has none; past the last, none. */
+static void test_chunks_cover_each_step_once(void **state)
+{
+    (void)state;
+    uint64_t off0[] = {0, 300, 300}, off1[] = {0, 0, 10}, off2[] = {0, 513, 600};
+    uint64_t *offs[] = {off0, off1, off2};
+    NetShare s = {.nlocal = 3, .off = offs, .nb = 2};
+    for (uint64_t b = 0; b < 2; b++) {
+        uint64_t next[3] = {off0[b], off1[b], off2[b]}, c = 0, lo, hi;
+        int q, last = 0;
+        while (netshare_chunk(&s, b, c, &q, &lo, &hi)) {
+            assert_true(q >= last && q < 3);
+            assert_int_equal(lo, next[q]);
+            assert_true(hi > lo && hi - lo <= NETSHARE_CHUNK);
+            next[q] = hi, last = q, c++;
+        }
+        for (int r = 0; r < 3; r++)
+            assert_int_equal(next[r], offs[r][b + 1]);
+        assert_int_equal(c, b == 0 ? 2 + 0 + 3 : 0 + 1 + 1);
+        assert_false(netshare_chunk(&s, b, c + 5, &q, &lo, &hi));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -455,6 +520,8 @@ int main(void)
         cmocka_unit_test(test_store_is_compact_and_filters),
         cmocka_unit_test(test_resume_equals_an_uninterrupted_run),
         cmocka_unit_test(test_training_keeps_the_clip),
+        cmocka_unit_test(test_shared_steps_equal_plain_ones),
+        cmocka_unit_test(test_chunks_cover_each_step_once),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bin/chuhe-train end to end on a small run file of real games that the test writes
 # itself (test_tune --write-runfile): 1 and 2 MPI ranks, and a run without mpirun, give
-# the same network; a resumed run equals an uninterrupted one; the export is checked
+# the same network; a resumed run equals an uninterrupted one (bit for bit with
+# --no-balance); the export is checked
 # against the engine's evaluation and refused beyond the bound; the engine loads the
 # network; bad options and outputs are refused before any work; --bench measures.
 # Prints TAP lines. Usage: tests/train_mpi.sh <bindir>
@@ -58,12 +59,26 @@ grep -qE '^export check: [0-9]+ positions, quantised - float: max \|diff\| [0-9.
     grep -qE 'validation loss against the results alone 0\.[0-9]+' <<<"$o1"
 check "the export is checked against the engine's evaluation, within the bound" $? "$o1"
 
-# 2 epochs, then resumed to 4 on 2 ranks: the same network as the run never stopped.
-r1=$(mpi 2 "${common[@]}" --epochs 2 -o "$tmp/res.nnue" "$tmp/run.h5" 2>&1) &&
-    r2=$(mpi 2 "${common[@]}" --resume --force -o "$tmp/res.nnue" "$tmp/run.h5" 2>&1) &&
+# 2 epochs, then resumed to 4 on 2 ranks: the same network as the run never stopped,
+# bit for bit when each rank computes its own positions (--no-balance); within the
+# order of additions when the ranks split each step as they go (the default).
+nb=(--no-balance)
+r0=$(mpi 2 "${common[@]}" "${nb[@]}" -o "$tmp/nb2.nnue" "$tmp/run.h5" 2>&1) &&
+    r1=$(mpi 2 "${common[@]}" "${nb[@]}" --epochs 2 -o "$tmp/res.nnue" "$tmp/run.h5" 2>&1) &&
+    r2=$(mpi 2 "${common[@]}" "${nb[@]}" --resume --force -o "$tmp/res.nnue" "$tmp/run.h5" 2>&1) &&
     grep -q 'resumed from .* after epoch 2' <<<"$r2" &&
-    cmp -s "$tmp/res.nnue" "$tmp/np2.nnue"
-check "--resume after 2 of 4 epochs equals the uninterrupted run" $? "${r1:-}
+    cmp -s "$tmp/res.nnue" "$tmp/nb2.nnue" && same_net "$tmp/nb2.nnue" "$tmp/np1.nnue" 64
+check "--no-balance: --resume after 2 of 4 epochs equals the uninterrupted run bit for bit" $? \
+    "${r0:-}
+${r1:-}
+${r2:-}"
+
+r1=$(mpi 2 "${common[@]}" --epochs 2 -o "$tmp/resb.nnue" "$tmp/run.h5" 2>&1) &&
+    r2=$(mpi 2 "${common[@]}" --resume --force -o "$tmp/resb.nnue" "$tmp/run.h5" 2>&1) &&
+    grep -q 'resumed from .* after epoch 2' <<<"$r2" &&
+    same_net "$tmp/resb.nnue" "$tmp/np2.nnue" 64
+check "shared steps: --resume after 2 of 4 epochs gives the uninterrupted network (within 1)" $? \
+    "${r1:-}
 ${r2:-}"
 
 o=$(mpi 1 "${common[@]}" --resume --force --lr 0.01 -o "$tmp/res.nnue" "$tmp/run.h5" 2>&1)
@@ -102,7 +117,12 @@ check "the run file is refused as an output, even with --force, and left alone" 
 o=$(mpi 2 --bench --bench-seconds 1 --bench-positions 5000 --hidden 64 2>&1)
 grep -Eq 'memory: [0-9.]+ bytes/position' <<<"$o" &&
     grep -Eq "^a step's computing \(the pass and the update, by wall time\): [0-9.]+ ms on average over the ranks, [0-9.]+ ms on the slowest rank of each step \(\+[0-9.]+ %\), over [1-9][0-9]* steps$" <<<"$o" &&
+    grep -Eq "^shared steps: each rank computed [0-9.]+-[0-9.]+ times an even share of the positions" <<<"$o" &&
     tail -1 <<<"$o" | grep -Eq '^train: [0-9]+ positions/s per core of CPU time \(H=64, B=1, 2 ranks\)$'
 check "--bench on 2 ranks reports memory, the ranks' balance and, last, positions/s per core" $? "$o"
+
+o=$(mpi 2 --bench --bench-seconds 0.5 --bench-positions 2000 --hidden 32 --no-balance 2>&1)
+grep -q '^shared steps: off (--no-balance)' <<<"$o" && tail -1 <<<"$o" | grep -q '^train: '
+check "--bench --no-balance: each rank computes its own positions" $? "$o"
 
 tap_end

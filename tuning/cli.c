@@ -162,6 +162,10 @@ static const CliOpt OPTS[] = {
     OPT(TRAIN, "--seed", NULL, U64(train.seed, 0, CLIOPT_U64_ANY), "N",
         "starting weights, sampling, validation split and\n"
         "mini-batches (default 1)"),
+    OPT(TRAIN, "--no-balance", NULL, FLAG_OFF(balance), NULL,
+        "each rank computes its own positions only (default on\n"
+        "2+ ranks: the ranks of a node share theirs and split\n"
+        "each step as they go; without: runs repeat bit for bit)"),
     HEADING(BOTH, "Benchmark:"),
     OPT(TUNE, "--bench", NULL, FLAG_ON(bench), NULL,
         "time gradient passes and measure memory per position"),
@@ -332,6 +336,7 @@ static void defaults(Cli *c, CliProgram prog)
     if (prog == CLI_TRAIN) {
         c->bench_positions = 200000;
         c->bench_seconds = 3;
+        c->balance = true;
         c->export_positions = 4096;
         c->max_diff = 2;
         c->mean_diff = 1;

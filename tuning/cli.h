@@ -35,6 +35,7 @@ typedef struct {
     /* chuhe-train */
     NetTrainOptions net;
     double bench_seconds;
+    bool balance; /* the ranks of a node share their positions and split each step */
     int export_positions;
     double max_diff, mean_diff; /* the export check's bounds */
     const char *description;

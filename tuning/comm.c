@@ -57,6 +57,41 @@ static bool serial_gather(Comm *c, void *buf, size_t n, size_t elem)
     return true;
 }
 
+/* One process: its segment alone, from calloc. */
+static CommShared *serial_share(Comm *c, size_t bytes)
+{
+    (void)c;
+    CommShared *s = calloc(1, sizeof *s);
+    void **base = calloc(1, sizeof *base);
+    size_t *len = calloc(1, sizeof *len);
+    void *mem = bytes ? calloc(1, bytes) : NULL;
+    if (!s || !base || !len || (bytes && !mem)) {
+        free(s), free(base), free(len), free(mem);
+        return NULL;
+    }
+    *s = (CommShared){1, 0, base, len, NULL};
+    base[0] = mem, len[0] = bytes;
+    return s;
+}
+
+static bool serial_share_sync(Comm *c, CommShared *s)
+{
+    (void)c, (void)s;
+    return true;
+}
+
+static void serial_share_free(Comm *c, CommShared **s)
+{
+    (void)c;
+    if (!*s)
+        return;
+    free((*s)->base[0]);
+    free((*s)->base);
+    free((*s)->bytes);
+    free(*s);
+    *s = NULL;
+}
+
 Comm *comm_serial(void)
 {
     static Comm c = {0,
@@ -69,6 +104,9 @@ Comm *comm_serial(void)
                      serial_exchange,
                      serial_sum_part,
                      serial_gather,
+                     serial_share,
+                     serial_share_sync,
+                     serial_share_free,
                      NULL};
     return &c;
 }

@@ -17,6 +17,20 @@
 
 typedef struct Comm Comm;
 
+/*
+ * Memory that the ranks of one node share (the trainer's balanced steps read every
+ * rank's positions): each rank brings a segment of its own size; base[q] is where node
+ * rank q's segment lies in this process (NULL when it is empty). After writing into its
+ * segment a rank calls comm_share_sync, with every rank of the node, before another
+ * reads it.
+ */
+typedef struct {
+    int nlocal, me; /* the node's ranks, and this one's place among them */
+    void **base;
+    size_t *bytes;
+    void *impl;
+} CommShared;
+
 struct Comm {
     int rank, size;
     /* element-wise sum over ranks, in place */
@@ -41,6 +55,14 @@ struct Comm {
     bool (*sum_part_f32)(Comm *c, const float *send, float *recv, size_t n);
     /* Each rank's part of buf[0, n) (elements of elem bytes) to every rank, in place. */
     bool (*gather_parts)(Comm *c, void *buf, size_t n, size_t elem);
+    /* A node-shared segment of bytes (zeroed) on every rank of the node: a collective
+     * over all ranks; NULL on every rank when one fails. */
+    CommShared *(*share)(Comm *c, size_t bytes);
+    /* The writes of every rank of the node seen by all of them (memory sync and a
+     * barrier of the node). */
+    bool (*share_sync)(Comm *c, CommShared *s);
+    /* A collective over all ranks, as share. */
+    void (*share_free)(Comm *c, CommShared **s);
     void *impl;
 };
 
@@ -87,6 +109,18 @@ static inline bool comm_gather_parts(Comm *c, void *buf, size_t n, size_t elem)
 static inline bool comm_bcast(Comm *c, void *buf, size_t n, int root)
 {
     return c->bcast(c, buf, n, root);
+}
+static inline CommShared *comm_share(Comm *c, size_t bytes)
+{
+    return c->share(c, bytes);
+}
+static inline bool comm_share_sync(Comm *c, CommShared *s)
+{
+    return c->share_sync(c, s);
+}
+static inline void comm_share_free(Comm *c, CommShared **s)
+{
+    c->share_free(c, s);
 }
 
 /* Rank 0 prints "prog: " and the message on stderr; returns 1 (an exit status) on every

@@ -152,11 +152,119 @@ static bool mpi_gather_parts(Comm *c, void *buf, size_t n, size_t elem)
                                  MPI_BYTE, MPI_COMM_WORLD) == MPI_SUCCESS;
 }
 
+/* A node's shared segments: the node's communicator and the window over them. */
+typedef struct {
+    MPI_Comm node;
+    MPI_Win win;
+    bool locked;
+} MpiShared;
+
+static void mpi_share_free(Comm *c, CommShared **sp)
+{
+    (void)c;
+    CommShared *s = *sp;
+    if (!s)
+        return;
+    MpiShared *m = s->impl;
+    if (m) {
+        if (m->locked)
+            MPI_Win_unlock_all(m->win);
+        if (m->win != MPI_WIN_NULL)
+            MPI_Win_free(&m->win);
+        if (m->node != MPI_COMM_NULL)
+            MPI_Comm_free(&m->node);
+        free(m);
+    }
+    free(s->base);
+    free(s->bytes);
+    free(s);
+    *sp = NULL;
+}
+
+static bool mpi_share_sync(Comm *c, CommShared *s)
+{
+    (void)c;
+    MpiShared *m = s->impl;
+    return MPI_Win_sync(m->win) == MPI_SUCCESS && MPI_Barrier(m->node) == MPI_SUCCESS &&
+           MPI_Win_sync(m->win) == MPI_SUCCESS;
+}
+
+/* MPI_Win_allocate_shared over the ranks MPI_Comm_split_type puts on this node, each
+ * segment where its rank prefers it (alloc_shared_noncontig), held open for loads and
+ * stores (MPI_Win_lock_all) until freed. */
+static CommShared *mpi_share(Comm *c, size_t bytes)
+{
+    CommShared *s = calloc(1, sizeof *s);
+    MpiShared *m = calloc(1, sizeof *m);
+    if (s && m) {
+        s->impl = m;
+        m->node = MPI_COMM_NULL;
+        m->win = MPI_WIN_NULL;
+    }
+    bool ok = s && m && bytes <= (size_t)(((uint64_t)1 << 62));
+    if (!comm_all_ok(c, ok) ||
+        !comm_all_ok(c, MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, c->rank,
+                                            MPI_INFO_NULL, &m->node) == MPI_SUCCESS)) {
+        mpi_share_free(c, &s);
+        return NULL;
+    }
+    ok = MPI_Comm_size(m->node, &s->nlocal) == MPI_SUCCESS &&
+         MPI_Comm_rank(m->node, &s->me) == MPI_SUCCESS;
+    if (ok) {
+        s->base = calloc((size_t)s->nlocal, sizeof *s->base);
+        s->bytes = calloc((size_t)s->nlocal, sizeof *s->bytes);
+        ok = s->base && s->bytes;
+    }
+    if (!comm_all_ok(c, ok)) {
+        mpi_share_free(c, &s);
+        return NULL;
+    }
+    MPI_Info info;
+    void *mine = NULL;
+    ok = MPI_Info_create(&info) == MPI_SUCCESS;
+    if (ok) {
+        MPI_Info_set(info, "alloc_shared_noncontig", "true");
+        ok = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, m->node, &mine, &m->win) ==
+             MPI_SUCCESS;
+        MPI_Info_free(&info);
+    }
+    if (ok)
+        ok = MPI_Win_set_errhandler(m->win, MPI_ERRORS_RETURN) == MPI_SUCCESS;
+    for (int q = 0; ok && q < s->nlocal; q++) {
+        MPI_Aint size;
+        int disp;
+        void *at;
+        ok = MPI_Win_shared_query(m->win, q, &size, &disp, &at) == MPI_SUCCESS;
+        s->base[q] = ok && size > 0 ? at : NULL;
+        s->bytes[q] = ok ? (size_t)size : 0;
+    }
+    if (ok)
+        ok = m->locked = MPI_Win_lock_all(MPI_MODE_NOCHECK, m->win) == MPI_SUCCESS;
+    if (ok && bytes)
+        memset(mine, 0, bytes);
+    if (!comm_all_ok(c, ok) || !comm_all_ok(c, mpi_share_sync(c, s))) {
+        mpi_share_free(c, &s);
+        return NULL;
+    }
+    return s;
+}
+
 /* The collectives over MPI_COMM_WORLD, in the order of Comm's members: sum_f64,
- * sum_f32, sum_u64, max_f64, bcast, exchange_u64, sum_part_f32, gather_parts (rank and
- * size are set at start). */
-static const Comm MPI_OPS = {0,           0,         mpi_sum_f64,  mpi_sum_f32,  mpi_sum_u64,
-                             mpi_max_f64, mpi_bcast, mpi_exchange, mpi_sum_part, mpi_gather_parts,
+ * sum_f32, sum_u64, max_f64, bcast, exchange_u64, sum_part_f32, gather_parts, then the
+ * node's shared memory (rank and size are set at start). */
+static const Comm MPI_OPS = {0,
+                             0,
+                             mpi_sum_f64,
+                             mpi_sum_f32,
+                             mpi_sum_u64,
+                             mpi_max_f64,
+                             mpi_bcast,
+                             mpi_exchange,
+                             mpi_sum_part,
+                             mpi_gather_parts,
+                             mpi_share,
+                             mpi_share_sync,
+                             mpi_share_free,
                              NULL};
 
 bool comm_mpi_init(Comm *c, int *argc, char ***argv)

@@ -18,6 +18,10 @@ void netdata_init(NetSet *d)
 
 void netdata_free(NetSet *d)
 {
+    if (d->borrowed) {
+        netdata_init(d);
+        return;
+    }
     free(d->piece);
     free(d->info);
     free(d->score);

@@ -33,6 +33,7 @@ typedef struct {
     int16_t *score;
     int8_t *result;
     uint32_t *uid;
+    bool borrowed; /* the arrays are another's (netshare.h): netdata_free leaves them */
 } NetSet;
 
 void netdata_init(NetSet *d);

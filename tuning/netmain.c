@@ -16,6 +16,7 @@
 #include "model.h"
 #include "netdata.h"
 #include "netexport.h"
+#include "netshare.h"
 #include "nettrain.h"
 #include "position.h"
 #include "report.h"
@@ -38,10 +39,13 @@ typedef struct {
     char config[1024];
     NetTrain *t;
     uint32_t *perm;
+    NetShare *share;
 } Run;
 
+/* A collective (the shared positions). */
 static void run_free(Run *run)
 {
+    netshare_free(g_comm, &run->share);
     nettrain_free(&run->t);
     free(run->perm);
     free(run->sink.sample);
@@ -141,6 +145,20 @@ static double choose_k(const Cli *c, const Run *run)
     return K;
 }
 
+/* On 2 or more ranks (unless --no-balance) the ranks of each node share their training
+ * positions and split every step as they go (netshare.h). */
+static int share_positions(const Cli *c, Run *run)
+{
+    if (!c->balance || g_comm->size == 1)
+        return 0;
+    run->share = netshare_new(g_comm, &run->train, nettrain_batches(&c->net, run->t->ntrain));
+    if (!run->share)
+        return fail_all("out of memory for the positions the ranks of a node share "
+                        "(--no-balance keeps each rank's to itself)");
+    run->t->share = run->share;
+    return 0;
+}
+
 /* The state: the checkpoint's with --resume, else new weights. */
 static int start_training(Cli *c, Run *run)
 {
@@ -160,9 +178,10 @@ static int start_training(Cli *c, Run *run)
         if (!comm_all_ok(g_comm, run->t != NULL))
             return fail_all("out of memory");
     }
-    if (!session_alloc_order(g_comm, run->train.n, &run->perm))
+    int rc = share_positions(c, run);
+    if (rc == 0 && !run->share && !session_alloc_order(g_comm, run->train.n, &run->perm))
         return fail_all("out of memory for the mini-batch order");
-    return 0;
+    return rc;
 }
 
 static int run_epochs(Cli *c, Run *run)
@@ -307,6 +326,8 @@ static int run_bench(Cli *c)
         }
         if (!comm_all_ok(g_comm, t && run.perm && t->step_wall))
             rc = fail_all("out of memory");
+        else
+            rc = share_positions(c, &run);
     }
     if (rc == 0) {
         /* whole epochs until the time is up; every rank stops with rank 0 */
@@ -328,6 +349,10 @@ static int run_bench(Cli *c)
                           rss1 - rss0,
                           (double)run.train.n,
                           t->sum_seconds / wall};
+        /* with shared steps: the least and most a rank computed, against an even share */
+        double computed = run.share ? (double)run.share->computed : 0;
+        double share_max[2] = {computed, -computed};
+        bool share_ok = !run.share || comm_max_f64(g_comm, share_max, 2);
         /* the balance: each step's computing, summed over the ranks and its slowest rank's
          * (every rank took the same steps) */
         size_t ns = t->nstep_wall;
@@ -360,7 +385,7 @@ static int run_bench(Cli *c)
         free(probe_i16);
         /* a step's computing by CPU time, the sums' left out */
         double per_step = (double)c->net.batch / g_comm->size / (n / (cpu - t->sum_cpu));
-        if (go > 0 || !ok || !balance_ok || !comm_sum_f64(g_comm, sums, 6))
+        if (go > 0 || !ok || !balance_ok || !share_ok || !comm_sum_f64(g_comm, sums, 6))
             rc = fail_all("training failed (out of memory or MPI)");
         else if (g_comm->rank == 0) {
             double np = sums[4] > 0 ? sums[4] : 1;
@@ -382,6 +407,14 @@ static int run_bench(Cli *c)
                        1e3 * step_sum / (double)g_comm->size / (double)ns,
                        1e3 * step_slowest / (double)ns,
                        100 * (step_slowest * g_comm->size / step_sum - 1), ns);
+            if (run.share)
+                printf("shared steps: each rank computed %.2f-%.2f times an even share of the "
+                       "positions (the ranks of a node split each step in chunks of %d as they "
+                       "go)\n",
+                       -share_max[1] / (sums[0] / g_comm->size),
+                       share_max[0] / (sums[0] / g_comm->size), NETSHARE_CHUNK);
+            else if (g_comm->size > 1)
+                printf("shared steps: off (--no-balance): each rank computes its own positions\n");
             if (g_comm->size > 1)
                 printf("a step's collectives (%zu weights) with every rank ready: %.2f ms, %.1f %% "
                        "of a step (%.1f ms of CPU time computing on rank 0)\n",

@@ -201,6 +201,12 @@ static bool record_row(NetTrain *t, const EpochRow *row, const float *w)
     return train_history_push(&t->hist, &t->nhist, &t->hist_cap, row);
 }
 
+uint64_t nettrain_batches(const NetTrainOptions *o, uint64_t ntrain)
+{
+    uint64_t nb = o->batch ? (ntrain + o->batch - 1) / o->batch : 1;
+    return nb < 1 ? 1 : nb;
+}
+
 bool nettrain_epoch(Comm *comm, const NetTrainOptions *o, NetTrain *t, const NetSet *train,
                     const NetSet *valid, uint32_t *perm)
 {
@@ -208,10 +214,11 @@ bool nettrain_epoch(Comm *comm, const NetTrainOptions *o, NetTrain *t, const Net
     EpochRow row = {t->epoch, NAN, NAN, t->last_seconds};
     size_t nw = t->shape.nw;
     float *start_w = netmodel_alloc(nw), *grad = netmodel_alloc(nw);
-    uint64_t nb = o->batch ? (t->ntrain + o->batch - 1) / o->batch : 1;
-    if (nb < 1)
-        nb = 1;
-    uint64_t *off = malloc((nb + 1) * sizeof *off);
+    uint64_t nb = nettrain_batches(o, t->ntrain);
+    NetShare *share = t->share;
+    uint64_t *off = share ? share->off[share->me] : malloc((nb + 1) * sizeof *off);
+    if (share)
+        perm = share->perm[share->me];
     size_t o2 = t->shape.o_w2;
     float *gpart = netmodel_alloc(comm_part(o2, comm->size, comm->rank + 1) -
                                   comm_part(o2, comm->size, comm->rank));
@@ -224,14 +231,17 @@ bool nettrain_epoch(Comm *comm, const NetTrainOptions *o, NetTrain *t, const Net
     if (ok) {
         train_group_batches(train->uid, train->n, nb, rng_next(&t->rng), perm, off);
         netmodel_round(&t->shape, sc, t->w, 0, nw);
+        ok = !share || comm_all_ok(comm, netshare_epoch_begin(comm, share));
     }
     double loss_sum = 0, count_sum = 0;
     for (uint64_t b = 0; ok && b < nb; b++) {
         double s0 = meter_wall();
         memset(grad, 0, nw * sizeof *grad);
-        NetLoss L = netmodel_pass_rounded(&t->shape, sc, train, perm + off[b], off[b + 1] - off[b],
-                                          t->k, o->lambda, grad);
-        double sums[2] = {L.loss, (double)(off[b + 1] - off[b])};
+        uint64_t count = off[b + 1] - off[b];
+        NetLoss L = share ? netshare_step(share, b, &t->shape, sc, t->k, o->lambda, grad, &count)
+                          : netmodel_pass_rounded(&t->shape, sc, train, perm + off[b], count, t->k,
+                                                  o->lambda, grad);
+        double sums[2] = {L.loss, (double)count};
         double t1 = meter_wall(), c1 = meter_cpu(), computing = t1 - s0;
         /* the W1 and b1 sums of this rank's part only; W2 and b2 whole (small) */
         ok = comm_sum_part_f32(comm, grad, gpart, o2) && comm_sum_f32(comm, grad + o2, nw - o2) &&
@@ -265,7 +275,8 @@ bool nettrain_epoch(Comm *comm, const NetTrainOptions *o, NetTrain *t, const Net
     free(gpart);
     free(start_w);
     free(grad);
-    free(off);
+    if (!share)
+        free(off);
     return ok;
 }
 

@@ -23,6 +23,7 @@
 #include "comm.h"
 #include "netdata.h"
 #include "netmodel.h"
+#include "netshare.h"
 #include "train.h"
 
 typedef struct {
@@ -57,7 +58,13 @@ typedef struct {
      * not saved */
     double *step_wall;
     size_t nstep_wall, step_wall_cap;
+    /* When set, the training set is this node-shared one's (netshare.h) and the steps are
+     * split among the node's ranks as they go; not saved */
+    NetShare *share;
 } NetTrain;
+
+/* The mini-batches of an epoch over ntrain positions (on all ranks). */
+uint64_t nettrain_batches(const NetTrainOptions *o, uint64_t ntrain);
 
 /* A new state with seeded starting weights; NULL when out of memory or the shape is out
  * of range. */
@@ -65,8 +72,9 @@ NetTrain *nettrain_new(const NetTrainOptions *o, uint64_t seed, double k, uint64
                        uint64_t nvalid);
 void nettrain_free(NetTrain **t);
 
-/* One epoch. perm is scratch of train->n entries. A collective; false only when a
- * collective fails or memory runs out. */
+/* One epoch. perm is scratch of train->n entries (unused with t->share, whose train must
+ * be the shared set's view of this rank). A collective; false only when a collective
+ * fails or memory runs out. */
 bool nettrain_epoch(Comm *comm, const NetTrainOptions *o, NetTrain *t, const NetSet *train,
                     const NetSet *valid, uint32_t *perm);
 

@@ -78,7 +78,7 @@ NetShare *netshare_new(Comm *comm, NetSet *train, uint64_t nb)
         memcpy(v.info, train->info, n * sizeof *v.info);
         memcpy(v.result, train->result, n * sizeof *v.result);
     }
-    if (!comm_share_sync(comm, mem) || !comm_all_ok(comm, true)) {
+    if (!comm_all_ok(comm, comm_share_sync(comm, mem))) {
         netshare_free(comm, &s);
         return NULL;
     }

@@ -326,8 +326,10 @@ static int run_bench(Cli *c)
         }
         if (!comm_all_ok(g_comm, t && run.perm && t->step_wall))
             rc = fail_all("out of memory");
-        else
-            rc = share_positions(c, &run);
+        else if ((rc = share_positions(c, &run)) == 0 && run.share) {
+            free(run.perm); /* the shared set holds each rank's order */
+            run.perm = NULL;
+        }
     }
     if (rc == 0) {
         /* whole epochs until the time is up; every rank stops with rank 0 */

@@ -544,7 +544,7 @@ static int teardown(void **state)
 }
 
 /* chuhe-train shares a node's positions among its ranks unless --no-balance; chuhe-tune
- * has no such option. */
+ * has no such option. chuhe-train's target is the searched score alone by default. */
 static void test_cli_train_balance(void **state)
 {
     (void)state;
@@ -555,6 +555,8 @@ static void test_cli_train_balance(void **state)
          *off[] = {"chuhe-train", "--no-balance", "run.h5", NULL};
     assert_int_equal(cli_parse_program(c, CLI_TRAIN, 2, on, false, &err), CLI_RUN);
     assert_true(c->balance);
+    /* (the Texel tuner's default stays 0.9: test_cli_defaults) */
+    assert_true(c->net.lambda == 1.0);
     assert_int_equal(cli_parse_program(c, CLI_TRAIN, 3, off, false, &err), CLI_RUN);
     assert_false(c->balance);
     assert_int_equal(c->nfiles, 1);

@@ -159,7 +159,8 @@ tune run.h5 -o z.w --skip-plies 100000
 check "no training position is refused, saying what to change" $? "rc=$rc
 $e"
 
-tune run.h5 "${fast[@]}" -o few.w --per-game 1 --valid-frac 0
+# --K: eight sampled results may all be draws, and a fit of K would warn as well
+tune run.h5 "${fast[@]}" -o few.w --per-game 1 --valid-frac 0 --K 0.004
 kept=$(sed -nE 's/^kept: .*: ([0-9]+) training .*/\1/p' <<<"$o")
 [ $rc -eq 0 ] && [ -n "$kept" ] &&
     grep -qE "^chuhe-tune: warning: $kept training positions? for [0-9]+ weights to fit: .*reasonable: at least" <<<"$e" &&

@@ -145,7 +145,7 @@ static const CliOpt OPTS[] = {
         "fitted to the results)"),
     OPT(TRAIN, "--lambda", NULL, REAL(net.lambda, 0, 1), "L",
         "target = L * sigmoid(K * score) + (1 - L) * result\n"
-        "(default 0.9)"),
+        "(default 1: the searched scores alone)"),
     OPT(TRAIN, "--epochs", NULL, INT(net.epochs, 0, 100000000), "N",
         "passes over the positions (default 30)"),
     OPT(TRAIN, "--batch", NULL, U64(net.batch, 1, CLIOPT_U64_ANY), "N",

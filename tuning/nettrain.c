@@ -24,7 +24,7 @@ void nettrain_options_default(NetTrainOptions *o)
     o->beta1 = 0.9;
     o->beta2 = 0.999;
     o->eps = 1e-8;
-    o->lambda = 0.9;
+    o->lambda = 1.0;
 }
 
 NetTrain *nettrain_new(const NetTrainOptions *o, uint64_t seed, double k, uint64_t ntrain,

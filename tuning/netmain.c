@@ -159,6 +159,16 @@ static int share_positions(const Cli *c, Run *run)
     return 0;
 }
 
+/* How the steps get their positions: the node's shared set, or each rank's own
+ * mini-batch order. */
+static int prepare_steps(const Cli *c, Run *run)
+{
+    int rc = share_positions(c, run);
+    if (rc == 0 && !run->share && !session_alloc_order(g_comm, run->train.n, &run->perm))
+        return fail_all("out of memory for the mini-batch order");
+    return rc;
+}
+
 /* The state: the checkpoint's with --resume, else new weights. */
 static int start_training(Cli *c, Run *run)
 {
@@ -178,10 +188,7 @@ static int start_training(Cli *c, Run *run)
         if (!comm_all_ok(g_comm, run->t != NULL))
             return fail_all("out of memory");
     }
-    int rc = share_positions(c, run);
-    if (rc == 0 && !run->share && !session_alloc_order(g_comm, run->train.n, &run->perm))
-        return fail_all("out of memory for the mini-batch order");
-    return rc;
+    return prepare_steps(c, run);
 }
 
 static int run_epochs(Cli *c, Run *run)
@@ -319,17 +326,14 @@ static int run_bench(Cli *c)
     if (rc == 0) {
         t = run.t =
             nettrain_new(&c->net, c->train.seed, c->K > 0 ? c->K : 1 / 170.0, run.st.train, 0);
-        run.perm = malloc((run.train.n ? run.train.n : 1) * sizeof *run.perm);
         if (t) { /* each step's computing time, for the ranks' balance */
             t->step_wall_cap = 1 << 16;
             t->step_wall = malloc(2 * t->step_wall_cap * sizeof *t->step_wall);
         }
-        if (!comm_all_ok(g_comm, t && run.perm && t->step_wall))
+        if (!comm_all_ok(g_comm, t && t->step_wall))
             rc = fail_all("out of memory");
-        else if ((rc = share_positions(c, &run)) == 0 && run.share) {
-            free(run.perm); /* the shared set holds each rank's order */
-            run.perm = NULL;
-        }
+        else
+            rc = prepare_steps(c, &run);
     }
     if (rc == 0) {
         /* whole epochs until the time is up; every rank stops with rank 0 */

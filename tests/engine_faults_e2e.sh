@@ -35,7 +35,7 @@ alive=$(sleeping)
 check "no process the engine started outlives it (children: $(grep -c '^child' "$tmp/notes" 2>/dev/null); alive: ${alive:-none})" \
     $(($(grep -c '^child' "$tmp/notes" 2>/dev/null) == 0 || ${#alive} > 0)) "$tmp/notes"
 # the engine's descriptors: 0, 1 and 2, and the script shell's own copy of the script
-extra=$(awk -v s="$test_engines/forking.sh" '$1 == "fd" && $2 > 2 && $3 != s' "$tmp/notes" 2>/dev/null)
+extra=$(awk '$1 == "fd" && $2 > 2 && $3 != "script"' "$tmp/notes" 2>/dev/null)
 check "the engine holds stdin, stdout and stderr, no descriptor of the worker" \
     $(($(grep -c '^fd 1 pipe:' "$tmp/notes") == 0 || ${#extra} > 0)) "${extra:-$tmp/notes}"
 

@@ -114,6 +114,36 @@ o=$(timeout 60 "$train" --force -o "$tmp/run.h5" "$tmp/run.h5" 2>&1)
 [ $? -eq 2 ] && grep -q -- "-o $tmp/run.h5" <<<"$o" && [ "$(cksum <"$tmp/run.h5")" = "$sum" ]
 check "the run file is refused as an output, even with --force, and left alone" $? "$o"
 
+# --init: np1.nnue's weights as the start; at a step size of 1e-9 they stay on their grid
+same=(--skip-plies 4 --epochs 1 --batch 400 --lr 1e-9 --seed 5)
+init=("${same[@]}" --init "$tmp/np1.nnue")
+o=$(mpi 2 "${init[@]}" -o "$tmp/init.nnue" "$tmp/run.h5" 2>&1)
+best=$(sed -n 's/^best: .*validation loss \([0-9.]*\);.*/\1/p' <<<"$o1")
+[ $? -eq 0 ] && grep -q "^starting from the weights of $tmp/np1.nnue$" <<<"$o" &&
+    grep -q '^training 1260 x 64 ' <<<"$o" &&
+    awk -F'\t' -v b="$best" 'NR == 2 { d = $3 - b; if (d < 0) d = -d; exit !($1 == 0 && b > 0 && d <= 1e-5 * b) }' \
+        "$tmp/init.nnue.tsv" &&
+    cmp -s <(tail -c +113 "$tmp/np1.nnue") <(tail -c +113 "$tmp/init.nnue")
+check "--init: its hidden size, epoch 0's validation loss is the network's own ($best), and it is written back unchanged" \
+    $? "$o
+$(cat "$tmp/init.nnue.tsv")"
+
+o=$(mpi 1 "${init[@]}" --epochs 2 --resume --force -o "$tmp/init.nnue" "$tmp/run.h5" 2>&1) &&
+    o2=$(mpi 1 "${same[@]}" --epochs 2 --resume --force -o "$tmp/init.nnue" "$tmp/run.h5" 2>&1)
+[ $? -ne 0 ] && grep -q '^resumed from' <<<"$o" && grep -q 'other settings' <<<"$o2" &&
+    grep -q 'init=[0-9a-f]\{32\}$' <<<"$o2"
+check "--init: the checkpoint records the network, a resume without it is refused" $? "$o
+$o2"
+
+sum=$(cksum <"$tmp/np1.nnue")
+o=$(timeout 60 "$train" --init "$tmp/np1.nnue" --hidden 128 "$tmp/run.h5" 2>&1)
+[ $? -eq 2 ] && grep -q -- "^chuhe-train: --hidden 128: the --init network $tmp/np1.nnue has 64 (leave --hidden out to take it)$" <<<"$o" &&
+    o=$(timeout 60 "$train" --init "$tmp/run.h5" "$tmp/run.h5" 2>&1)
+[ $? -eq 2 ] && grep -q -- "^chuhe-train: --init: $tmp/run.h5: not a chuhe network file" <<<"$o" &&
+    o=$(timeout 60 "$train" --init "$tmp/np1.nnue" --force -o "$tmp/np1.nnue" "$tmp/run.h5" 2>&1)
+[ $? -eq 2 ] && grep -q -- "-o $tmp/np1.nnue: is also an input" <<<"$o" && [ "$(cksum <"$tmp/np1.nnue")" = "$sum" ]
+check "--init: another --hidden, a file that is not a network, and the network as -o are refused" $? "$o"
+
 o=$(mpi 2 --bench --bench-seconds 1 --bench-positions 5000 --hidden 64 2>&1)
 grep -Eq 'memory: [0-9.]+ bytes/position' <<<"$o" &&
     grep -Eq "^a step's computing \(the pass and the update, by wall time\): [0-9.]+ ms on average over the ranks, [0-9.]+ ms on the slowest rank of each step \(\+[0-9.]+ %\), over [1-9][0-9]* steps$" <<<"$o" &&

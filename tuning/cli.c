@@ -73,9 +73,13 @@ static const CliOpt OPTS[] = {
         "position (default 2)"),
     OPT(TRAIN, "--mean-diff", NULL, REAL(mean_diff, 0, 1e6), "CP",
         "... or by more than CP on average (default 1)"),
-    HEADING(TUNE, "Start:"),
+    HEADING(BOTH, "Start:"),
     OPT(TUNE, "--weights", NULL, PATH(weights), "FILE",
         "starting weights (default: the built-in ones)"),
+    OPT(TRAIN, "--init", NULL, PATH(init), "NET",
+        "starting weights from a network file, which sets the\n"
+        "hidden units, buckets and scale (default: seeded\n"
+        "random weights)"),
     HEADING(BOTH, "Selection:"),
     OPT(BOTH, "--skip-plies", NULL, INT(load.skip_plies, 0, 100000), "N",
         "drop the first N plies of each game (default 16)"),
@@ -134,11 +138,13 @@ static const CliOpt OPTS[] = {
         "sampling, validation split and mini-batches (default 1)"),
     HEADING(TRAIN, "Network:"),
     OPT(TRAIN, "--hidden", NULL, INT(net.hidden, NNUE_HIDDEN_MIN, NNUE_HIDDEN_MAX), "H",
-        "hidden units per perspective, a multiple of 32 (default 256)"),
+        "hidden units per perspective, a multiple of 32 (default 256,\n"
+        "or --init's)"),
     OPT(TRAIN, "--buckets", NULL, INT(net.buckets, 1, NNUE_BUCKETS_MAX), "B",
-        "output buckets by the number of pieces (default 1)"),
+        "output buckets by the number of pieces (default 1, or\n"
+        "--init's)"),
     OPT(TRAIN, "--scale", NULL, INT(net.scale, NNUE_SCALE_MIN, NNUE_SCALE_MAX), "S",
-        "engine units per unit of output (default 400)"),
+        "engine units per unit of output (default 400, or --init's)"),
     HEADING(TRAIN, "Training:"),
     OPT(TRAIN, "--K", NULL, REAL(K, 1e-6, 10), "X",
         "win probability of a score: sigmoid(K * score) (default:\n"
@@ -340,7 +346,50 @@ static void defaults(Cli *c, CliProgram prog)
         c->export_positions = 4096;
         c->max_diff = 2;
         c->mean_diff = 1;
+        /* 0: not given (the option's range starts above 0): the default, or --init's */
+        c->net.hidden = c->net.buckets = c->net.scale = 0;
     }
+}
+
+/* The architecture: what the options gave, the rest from the --init network, or the
+ * defaults without one; a given value the --init network does not have is an error. */
+static bool resolve_shape(Cli *c, CliError *err)
+{
+    NetTrainOptions d;
+    nettrain_options_default(&d);
+    NnueNet net;
+    memset(&net, 0, sizeof net);
+    char why[sizeof err->msg - 16];
+    if (c->init && !nnue_net_read(&net, c->init, why, sizeof why))
+        return ERROR_SET(err, "--init: %s", why);
+    const struct {
+        const char *option;
+        int *value;
+        int def, file;
+    } shape[] = {
+        {"--hidden", &c->net.hidden, d.hidden, (int)net.hidden},
+        {"--buckets", &c->net.buckets, d.buckets, (int)net.buckets},
+        {"--scale", &c->net.scale, d.scale, (int)net.scale},
+    };
+    bool ok = true;
+    for (size_t i = 0; ok && i < sizeof shape / sizeof shape[0]; i++) {
+        int *v = shape[i].value;
+        if (c->init && *v && *v != shape[i].file)
+            ok = ERROR_SET(err, "%s %d: the --init network %s has %d (leave %s out to take it)",
+                           shape[i].option, *v, c->init, shape[i].file, shape[i].option);
+        else if (!*v)
+            *v = c->init ? shape[i].file : shape[i].def;
+    }
+    if (ok && c->init) {
+        size_t H = net.hidden, B = net.buckets;
+        snprintf(c->init_id, sizeof c->init_id, "%08x%08x%08x%08x",
+                 nnue_checksum(net.w1, NNUE_INPUTS * H * sizeof *net.w1),
+                 nnue_checksum(net.b1, H * sizeof *net.b1),
+                 nnue_checksum(net.w2, 2 * H * B * sizeof *net.w2),
+                 nnue_checksum(net.b2, B * sizeof *net.b2));
+    }
+    nnue_net_free(&net);
+    return ok;
 }
 
 /* A path next to --out: OUT.tsv, OUT.png, OUT.ckpt. */
@@ -368,6 +417,8 @@ static bool finish(Cli *c, int nfiles, char **files, CliError *err)
     if (c->prog == CLI_TRAIN && c->net.hidden % NNUE_HIDDEN_STEP)
         return ERROR_SET(err, "--hidden: %d is not a multiple of %d", c->net.hidden,
                          NNUE_HIDDEN_STEP);
+    if (c->prog == CLI_TRAIN && !resolve_shape(c, err))
+        return false;
     if (c->description) {
         if (strlen(c->description) > NNUE_DESCRIPTION_BYTES)
             return ERROR_SET(err, "--description: longer than %d characters",
@@ -469,7 +520,7 @@ static bool check_distinct(const Output *out, int n, CliError *err)
 bool cli_check_outputs(const Cli *c, CliError *err)
 {
     /* the checkpoint that --resume reads first: its own output check skips it */
-    const char **inputs = malloc(((size_t)c->nfiles + 2) * sizeof *inputs);
+    const char **inputs = malloc(((size_t)c->nfiles + 3) * sizeof *inputs);
     if (!inputs)
         return ERROR_SET(err, "out of memory");
     int ninputs = 0;
@@ -477,6 +528,8 @@ bool cli_check_outputs(const Cli *c, CliError *err)
         inputs[ninputs++] = c->ckpt;
     if (c->weights)
         inputs[ninputs++] = c->weights;
+    if (c->init)
+        inputs[ninputs++] = c->init;
     for (int i = 0; i < c->nfiles; i++)
         inputs[ninputs++] = c->files[i];
     Output out[OUTPUTS_MAX];

@@ -39,6 +39,8 @@ typedef struct {
     int export_positions;
     double max_diff, mean_diff; /* the export check's bounds */
     const char *description;
+    const char *init; /* --init: the network training starts from */
+    char init_id[40]; /* its weights' checksums, for the checkpoint's settings */
     EvalParams start;
     const char **files;
     int nfiles;

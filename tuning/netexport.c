@@ -39,6 +39,19 @@ bool netexport_quantise(const NetShape *s, const float *w, const char *descripti
     return true;
 }
 
+void netexport_dequantise(const NetShape *s, const NnueNet *net, float *w)
+{
+    size_t H = (size_t)s->hidden, B = (size_t)s->buckets;
+    for (size_t i = 0; i < NNUE_INPUTS * H; i++)
+        w[i] = (float)net->w1[i] / NNUE_QA;
+    for (size_t i = 0; i < H; i++)
+        w[s->o_b1 + i] = (float)net->b1[i] / NNUE_QA;
+    for (size_t i = 0; i < 2 * H * B; i++)
+        w[s->o_w2 + i] = (float)net->w2[i] / NNUE_QB;
+    for (size_t b = 0; b < B; b++)
+        w[s->o_b2 + b] = (float)((double)net->b2[b] / ((double)NNUE_QA * NNUE_QB));
+}
+
 bool netexport_compare(const NetShape *s, const float *w, const NnueNet *net,
                        const PackedPos *sample, int n, NetCheck *out, char *err, size_t errsize)
 {

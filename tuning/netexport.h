@@ -19,6 +19,11 @@
 bool netexport_quantise(const NetShape *s, const float *w, const char *description, NnueNet *net,
                         char *err, size_t errsize);
 
+/* The other way: net's weights as floats of shape s (which must have net's hidden size,
+ * buckets and scale), each exactly on the engine's grid, so the float model evaluates as
+ * the engine does and quantising them again gives net back. */
+void netexport_dequantise(const NetShape *s, const NnueNet *net, float *w);
+
 typedef struct {
     int n;                      /* positions compared */
     double max_diff, mean_diff; /* |engine - float| in engine units */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "error.h"
 #include "comm_mpi.h"
 #include "loader.h"
 #include "meter.h"
@@ -76,6 +77,11 @@ static void config_text(const Cli *c, char *buf, size_t size)
              c->load.per_game, c->load.qresolve, c->load.keep_in_check, c->load.keep_captures,
              c->load.dedup, c->load.valid_frac, c->train.seed, k, o->lambda, o->batch, o->lr,
              o->lr_drop, o->lr_step, o->beta1, o->beta2);
+    /* only with --init, so that checkpoints written before the option still resume */
+    if (c->init) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, size - n, " init=%s", c->init_id);
+    }
 }
 
 /* Reads and selects the positions (this rank's shard) and prints what was kept. */
@@ -169,7 +175,30 @@ static int prepare_steps(const Cli *c, Run *run)
     return rc;
 }
 
-/* The state: the checkpoint's with --resume, else new weights. */
+/* --init: t's weights (and best weights) become the network's, on every rank. */
+static int init_from_net(const Cli *c, NetTrain *t)
+{
+    NnueNet net;
+    memset(&net, 0, sizeof net);
+    char err[1400] = "";
+    bool ok = nnue_net_read(&net, c->init, err, sizeof err);
+    if (ok && ((int)net.hidden != t->shape.hidden || (int)net.buckets != t->shape.buckets ||
+               net.scale != (int32_t)t->shape.scale))
+        ok = error_set(err, sizeof err, "%s: the network changed since the options were read",
+                       c->init);
+    if (ok) {
+        netexport_dequantise(&t->shape, &net, t->w);
+        memcpy(t->best_w, t->w, t->shape.nw * sizeof *t->w);
+    }
+    nnue_net_free(&net);
+    if (!comm_agree(g_comm, ok, err, sizeof err))
+        return fail_all("--init: %s", err);
+    if (g_comm->rank == 0)
+        printf("starting from the weights of %s\n", c->init);
+    return 0;
+}
+
+/* The state: the checkpoint's with --resume, else new weights (--init's when given). */
 static int start_training(Cli *c, Run *run)
 {
     if (c->resume) {
@@ -187,6 +216,9 @@ static int start_training(Cli *c, Run *run)
         run->t = nettrain_new(&c->net, c->train.seed, K, run->st.train, run->st.valid);
         if (!comm_all_ok(g_comm, run->t != NULL))
             return fail_all("out of memory");
+        int rc = c->init ? init_from_net(c, run->t) : 0;
+        if (rc)
+            return rc;
     }
     return prepare_steps(c, run);
 }
@@ -332,7 +364,7 @@ static int run_bench(Cli *c)
         }
         if (!comm_all_ok(g_comm, t && t->step_wall))
             rc = fail_all("out of memory");
-        else
+        else if ((rc = c->init ? init_from_net(c, t) : 0) == 0)
             rc = prepare_steps(c, &run);
     }
     if (rc == 0) {

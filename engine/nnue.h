@@ -89,6 +89,10 @@ bool nnue_file_is_net(const char *path);
 size_t nnue_payload_bytes(uint32_t hidden, uint32_t buckets);
 /* The payload checksum of the header: FNV-1a, 32 bits. */
 uint32_t nnue_checksum(const void *bytes, size_t n);
+/* What identifies a network's weights whatever its description: the checksums of W1,
+ * b1, W2 and b2 (nnue_checksum), as 32 hex digits and a NUL. */
+enum { NNUE_WEIGHTS_ID_BYTES = 33 };
+void nnue_weights_id(const NnueNet *net, char out[NNUE_WEIGHTS_ID_BYTES]);
 
 int nnue_feature_index(Color perspective, Piece pc, Square s);
 int nnue_bucket(const NnueNet *net, const Position *pos);

@@ -61,6 +61,16 @@ uint32_t nnue_checksum(const void *bytes, size_t n)
     return h;
 }
 
+void nnue_weights_id(const NnueNet *net, char out[NNUE_WEIGHTS_ID_BYTES])
+{
+    size_t H = net->hidden, B = net->buckets;
+    snprintf(out, NNUE_WEIGHTS_ID_BYTES, "%08x%08x%08x%08x",
+             nnue_checksum(net->w1, NNUE_INPUTS * H * sizeof *net->w1),
+             nnue_checksum(net->b1, H * sizeof *net->b1),
+             nnue_checksum(net->w2, 2 * H * B * sizeof *net->w2),
+             nnue_checksum(net->b2, B * sizeof *net->b2));
+}
+
 size_t nnue_payload_bytes(uint32_t hidden, uint32_t buckets)
 {
     return (size_t)NNUE_INPUTS * hidden * 2 + (size_t)hidden * 2 +

@@ -114,26 +114,39 @@ o=$(timeout 60 "$train" --force -o "$tmp/run.h5" "$tmp/run.h5" 2>&1)
 [ $? -eq 2 ] && grep -q -- "-o $tmp/run.h5" <<<"$o" && [ "$(cksum <"$tmp/run.h5")" = "$sum" ]
 check "the run file is refused as an output, even with --force, and left alone" $? "$o"
 
-# --init: np1.nnue's weights as the start; at a step size of 1e-9 they stay on their grid
+# --init: the weights of a network of another shape (H = 32, 2 buckets, scale 300) as
+# the start; at a step size of 1e-9 they stay on their grid
+o=$(mpi 1 --skip-plies 4 --hidden 32 --buckets 2 --scale 300 --epochs 2 --batch 400 --seed 5 \
+    -o "$tmp/src.nnue" "$tmp/run.h5" 2>&1)
+best=$(sed -n 's/^best: .*validation loss \([0-9.]*\);.*/\1/p' <<<"$o")
 same=(--skip-plies 4 --epochs 1 --batch 400 --lr 1e-9 --seed 5)
-init=("${same[@]}" --init "$tmp/np1.nnue")
+init=("${same[@]}" --init "$tmp/src.nnue")
 o=$(mpi 2 "${init[@]}" -o "$tmp/init.nnue" "$tmp/run.h5" 2>&1)
-best=$(sed -n 's/^best: .*validation loss \([0-9.]*\);.*/\1/p' <<<"$o1")
-[ $? -eq 0 ] && grep -q "^starting from the weights of $tmp/np1.nnue$" <<<"$o" &&
-    grep -q '^training 1260 x 64 ' <<<"$o" &&
-    awk -F'\t' -v b="$best" 'NR == 2 { d = $3 - b; if (d < 0) d = -d; exit !($1 == 0 && b > 0 && d <= 1e-5 * b) }' \
+[ $? -eq 0 ] && [ -n "$best" ] && grep -q "^starting from the weights of $tmp/src.nnue$" <<<"$o" &&
+    grep -q '^training 1260 x 32 -> SCReLU -> 2 buckets ' <<<"$o" &&
+    awk -F'\t' -v b="$best" 'NR == 2 { d = $3 - b; if (d < 0) d = -d; exit !($1 == 0 && b > 0 && d <= 1e-4 * b) }' \
         "$tmp/init.nnue.tsv" &&
-    cmp -s <(tail -c +113 "$tmp/np1.nnue") <(tail -c +113 "$tmp/init.nnue")
-check "--init: its hidden size, epoch 0's validation loss is the network's own ($best), and it is written back unchanged" \
+    cmp -s <(head -c 44 "$tmp/src.nnue") <(head -c 44 "$tmp/init.nnue") &&
+    cmp -s <(tail -c +113 "$tmp/src.nnue") <(tail -c +113 "$tmp/init.nnue")
+check "--init: the network's shape, epoch 0's validation loss is its own (${best:-none}), and it is written back unchanged" \
     $? "$o
-$(cat "$tmp/init.nnue.tsv")"
+$(cat "$tmp/init.nnue.tsv" 2>&1)"
 
+# a resume needs the same --init: not none (the shape given as the network's), not other weights
+o2= o3=
 o=$(mpi 1 "${init[@]}" --epochs 2 --resume --force -o "$tmp/init.nnue" "$tmp/run.h5" 2>&1) &&
-    o2=$(mpi 1 "${same[@]}" --epochs 2 --resume --force -o "$tmp/init.nnue" "$tmp/run.h5" 2>&1)
+    o2=$(mpi 1 "${same[@]}" --hidden 32 --buckets 2 --scale 300 --epochs 2 --resume --force \
+        -o "$tmp/init.nnue" "$tmp/run.h5" 2>&1)
 [ $? -ne 0 ] && grep -q '^resumed from' <<<"$o" && grep -q 'other settings' <<<"$o2" &&
-    grep -q 'init=[0-9a-f]\{32\}$' <<<"$o2"
-check "--init: the checkpoint records the network, a resume without it is refused" $? "$o
-$o2"
+    grep -q 'init=[0-9a-f]\{32\}$' <<<"$o2" &&
+    o3=$(mpi 1 --skip-plies 4 --hidden 32 --buckets 2 --scale 300 --epochs 1 --batch 400 --seed 6 \
+        -o "$tmp/other.nnue" "$tmp/run.h5" 2>&1) &&
+    o3=$(mpi 1 "${same[@]}" --init "$tmp/other.nnue" --epochs 2 --resume --force \
+        -o "$tmp/init.nnue" "$tmp/run.h5" 2>&1)
+[ $? -ne 0 ] && grep -q 'other settings' <<<"$o3"
+check "--init: the checkpoint records the network, a resume without it or with another is refused" $? "$o
+$o2
+$o3"
 
 sum=$(cksum <"$tmp/np1.nnue")
 o=$(timeout 60 "$train" --init "$tmp/np1.nnue" --hidden 128 "$tmp/run.h5" 2>&1)

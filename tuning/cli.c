@@ -380,14 +380,8 @@ static bool resolve_shape(Cli *c, CliError *err)
         else if (!*v)
             *v = c->init ? shape[i].file : shape[i].def;
     }
-    if (ok && c->init) {
-        size_t H = net.hidden, B = net.buckets;
-        snprintf(c->init_id, sizeof c->init_id, "%08x%08x%08x%08x",
-                 nnue_checksum(net.w1, NNUE_INPUTS * H * sizeof *net.w1),
-                 nnue_checksum(net.b1, H * sizeof *net.b1),
-                 nnue_checksum(net.w2, 2 * H * B * sizeof *net.w2),
-                 nnue_checksum(net.b2, B * sizeof *net.b2));
-    }
+    if (ok && c->init)
+        nnue_weights_id(&net, c->init_id);
     nnue_net_free(&net);
     return ok;
 }

@@ -16,6 +16,7 @@
 #include "eval_terms.h"
 #include "loader.h"
 #include "nettrain.h"
+#include "nnue.h"
 #include "train.h"
 
 typedef enum { CLI_TUNE, CLI_TRAIN } CliProgram;
@@ -39,8 +40,8 @@ typedef struct {
     int export_positions;
     double max_diff, mean_diff; /* the export check's bounds */
     const char *description;
-    const char *init; /* --init: the network training starts from */
-    char init_id[40]; /* its weights' checksums, for the checkpoint's settings */
+    const char *init;                    /* --init: the network training starts from */
+    char init_id[NNUE_WEIGHTS_ID_BYTES]; /* its weights' identity (nnue_weights_id) */
     EvalParams start;
     const char **files;
     int nfiles;

@@ -175,17 +175,29 @@ static int prepare_steps(const Cli *c, Run *run)
     return rc;
 }
 
-/* --init: t's weights (and best weights) become the network's, on every rank. */
+/* --init: t's weights (and best weights) become the network's, on every rank: the
+ * network the options named (the weights whose identity the checkpoint records), and
+ * the same on every rank (each reads its own copy of the file). */
 static int init_from_net(const Cli *c, NetTrain *t)
 {
+    char root_id[NNUE_WEIGHTS_ID_BYTES], id[NNUE_WEIGHTS_ID_BYTES];
+    memcpy(root_id, c->init_id, sizeof root_id);
+    if (!comm_bcast(g_comm, root_id, sizeof root_id, 0))
+        return fail_all("MPI: a collective failed");
     NnueNet net;
     memset(&net, 0, sizeof net);
     char err[1400] = "";
     bool ok = nnue_net_read(&net, c->init, err, sizeof err);
+    if (ok)
+        nnue_weights_id(&net, id);
     if (ok && ((int)net.hidden != t->shape.hidden || (int)net.buckets != t->shape.buckets ||
-               net.scale != (int32_t)t->shape.scale))
-        ok = error_set(err, sizeof err, "%s: the network changed since the options were read",
-                       c->init);
+               net.scale != (int32_t)t->shape.scale || strcmp(id, c->init_id)))
+        ok =
+            error_set(err, sizeof err, "%s: the file changed since the options were read", c->init);
+    if (ok && strcmp(id, root_id))
+        ok = error_set(err, sizeof err,
+                       "%s: rank %d's copy has other weights than rank 0's (weights %s, not %s)",
+                       c->init, g_comm->rank, id, root_id);
     if (ok) {
         netexport_dequantise(&t->shape, &net, t->w);
         memcpy(t->best_w, t->w, t->shape.nw * sizeof *t->w);

@@ -179,10 +179,11 @@ static bool uci_go(ExtEngine *e, const char *start_fen, const char *const *moves
         st->pondering = false;
         return extproc_send(&e->proc, "ponderhit");
     }
+    bool was_pondering = st->pondering;
     if (!uci_stop_pondering(e))
         return false;
     /* the wait for the stopped ponder search ran on our clock */
-    if (extdialog_clocked(&st->limits)) {
+    if (was_pondering && extdialog_clocked(&st->limits)) {
         int64_t now = time_now_ms(), left = st->limits.time[us] - (now - st->go_ms);
         st->limits.time[us] = left > 1 ? left : 1;
         st->go_ms = now;

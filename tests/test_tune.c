@@ -552,6 +552,14 @@ static void test_load_selection(void **state)
     dataset_free(&v2);
 }
 
+static int cmp_u64_pair_test(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
 static void test_load_dedup_across_files(void **state)
 {
     (void)state;
@@ -585,6 +593,50 @@ static void test_load_dedup_across_files(void **state)
     assert_true(load_dedup(comm_serial(), keys, places, 6, keep));
     const uint8_t want[6] = {0, 1, 1, 1, 0, 0};
     assert_memory_equal(keep, want, 6);
+}
+
+/* Many keys, every round of the de-duplication busy: of each key the one with the
+ * smallest place is kept, as a sort of all pairs says. */
+static void test_load_dedup_many(void **state)
+{
+    (void)state;
+    enum { N = 20000, VALUES = 5000 };
+    uint64_t *keys = malloc(N * sizeof *keys), *places = malloc(N * sizeof *places);
+    uint64_t *pairs = malloc(2 * N * sizeof *pairs);
+    uint8_t *keep = malloc(N);
+    assert_non_null(keys && places && pairs && keep);
+    for (uint64_t i = 0; i < N; i++) {
+        keys[i] = rng_mix(rng_mix(i + 1) % VALUES + 1);
+        places[i] = rng_mix(i ^ 0x5eed) >> 8; /* distinct with near certainty */
+        pairs[2 * i] = keys[i];
+        pairs[2 * i + 1] = places[i];
+    }
+    assert_true(load_dedup(comm_serial(), keys, places, N, keep));
+    qsort(pairs, N, 2 * sizeof *pairs, cmp_u64_pair_test);
+    uint64_t kept = 0;
+    for (uint64_t i = 0; i < N; i++) {
+        kept += keep[i];
+        /* the kept one of each key: the first of its run in the sorted pairs */
+        uint64_t lo = 0, hi = N;
+        while (hi - lo > 1) {
+            uint64_t mid = (lo + hi) / 2;
+            if (pairs[2 * mid] < keys[i] ||
+                (pairs[2 * mid] == keys[i] && pairs[2 * mid + 1] <= places[i]))
+                lo = mid;
+            else
+                hi = mid;
+        }
+        bool first = pairs[2 * lo + 1] == places[i] && (lo == 0 || pairs[2 * (lo - 1)] != keys[i]);
+        assert_int_equal(keep[i], first);
+    }
+    uint64_t distinct = 0;
+    for (uint64_t i = 0; i < N; i++)
+        distinct += i == 0 || pairs[2 * i] != pairs[2 * (i - 1)];
+    assert_int_equal(kept, distinct);
+    free(keys);
+    free(places);
+    free(pairs);
+    free(keep);
 }
 
 /* A position's fingerprint: its coefficients, phase, score and result. */
@@ -894,6 +946,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_dataset_memory_and_filter),
         cmocka_unit_test(test_load_selection),
         cmocka_unit_test(test_load_dedup_across_files),
+        cmocka_unit_test(test_load_dedup_many),
         cmocka_unit_test(test_load_split_by_opening),
         cmocka_unit_test(test_bad_files_rejected),
         cmocka_unit_test(test_qresolve),

@@ -55,8 +55,9 @@ struct Comm {
     bool (*sum_part_f32)(Comm *c, const float *send, float *recv, size_t n);
     /* Each rank's part of buf[0, n) (elements of elem bytes) to every rank, in place. */
     bool (*gather_parts)(Comm *c, void *buf, size_t n, size_t elem);
-    /* A node-shared segment of bytes (zeroed) on every rank of the node: a collective
-     * over all ranks; NULL on every rank when one fails. */
+    /* A node-shared segment of bytes on every rank of the node, its contents undefined
+     * (nothing touches its pages before the caller: they take memory as it writes them):
+     * a collective over all ranks; NULL on every rank when one fails. */
     CommShared *(*share)(Comm *c, size_t bytes);
     /* The writes of every rank of the node seen by all of them (memory sync and a
      * barrier of the node). */

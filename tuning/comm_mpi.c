@@ -240,8 +240,6 @@ static CommShared *mpi_share(Comm *c, size_t bytes)
     }
     if (ok)
         ok = m->locked = MPI_Win_lock_all(MPI_MODE_NOCHECK, m->win) == MPI_SUCCESS;
-    if (ok && bytes)
-        memset(mine, 0, bytes);
     if (!comm_all_ok(c, ok) || !comm_all_ok(c, mpi_share_sync(c, s))) {
         mpi_share_free(c, &s);
         return NULL;

@@ -62,20 +62,27 @@ static uint64_t place_of(uint64_t file, uint64_t row)
     return file << 40 | row;
 }
 
+/* Room for cap keys in k; false (k unchanged but for a larger array) when out of memory. */
+static bool keys_reserve(KeyList *k, uint64_t cap)
+{
+    if (cap <= k->cap)
+        return true;
+    uint64_t *a = realloc(k->key, cap * sizeof *a);
+    if (!a)
+        return false;
+    k->key = a;
+    uint64_t *b = realloc(k->place, cap * sizeof *b);
+    if (!b)
+        return false;
+    k->place = b;
+    k->cap = cap;
+    return true;
+}
+
 static bool keys_push(KeyList *k, uint64_t key, uint64_t place)
 {
-    if (k->n == k->cap) {
-        uint64_t cap = k->cap < 1024 ? 1024 : k->cap + k->cap / 2;
-        uint64_t *a = realloc(k->key, cap * sizeof *a);
-        if (!a)
-            return false;
-        k->key = a;
-        uint64_t *b = realloc(k->place, cap * sizeof *b);
-        if (!b)
-            return false;
-        k->place = b;
-        k->cap = cap;
-    }
+    if (k->n == k->cap && !keys_reserve(k, k->cap < 1024 ? 1024 : k->cap + k->cap / 2))
+        return false;
     k->key[k->n] = key;
     k->place[k->n] = place;
     k->n++;
@@ -164,7 +171,7 @@ static bool take(Loader *L, const char *path, uint64_t file, const RunPosition *
                          (unsigned long long)row, why.msg,
                          (unsigned long long)(L->kept[0] + L->kept[1]));
     L->kept[set]++;
-    if (!keys_push(&L->keys[set], pos_key(L->pos), place))
+    if (L->opt->dedup && !keys_push(&L->keys[set], pos_key(L->pos), place))
         return ERROR_SET(L->err, "out of memory after %llu positions",
                          (unsigned long long)(L->kept[0] + L->kept[1]));
     return true;
@@ -327,68 +334,100 @@ static int cmp_u64_pair(const void *a, const void *b)
     return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-bool load_dedup(Comm *comm, const uint64_t *keys, const uint64_t *places, uint64_t n, uint8_t *keep)
+/*
+ * The keys go through de-duplication in DEDUP_ROUNDS rounds, each over one range of
+ * their hashes: the buffers of a round (about 72 bytes a key: what goes out, what comes
+ * in, its sorted copy and the replies) hold a round's share of the keys, so the load's
+ * peak stays near the sets and the key list alone. keep[i] holds the round of a key
+ * not yet decided, DEDUP_DECIDED | 0 or 1 once its round has run.
+ */
+enum { DEDUP_ROUNDS = 16, DEDUP_DECIDED = 0x40 };
+
+static uint8_t dedup_round(uint64_t hash)
+{
+    return (uint8_t)(hash >> 60) % DEDUP_ROUNDS;
+}
+
+static int dedup_owner(uint64_t hash, int size)
+{
+    return (int)(hash % (uint64_t)size);
+}
+
+/* One round: the keys whose keep[i] is round go to their owners (a rank chosen by hash)
+ * as (key, place) pairs, each owner keeps the first of each key by place, and the
+ * answers come back in the order the pairs went. counts has 2 * size entries, fill
+ * size + 1. */
+static bool dedup_one_round(Comm *comm, const uint64_t *keys, const uint64_t *places, uint64_t n,
+                            uint8_t *keep, uint8_t round, uint64_t *counts, uint64_t *fill)
 {
     int size = comm->size;
-    /* owner of a key: a rank chosen by hash; send (key, place) pairs grouped by owner */
-    uint64_t *counts = calloc(2 * (size_t)size, sizeof *counts);
-    uint64_t *order = malloc((n ? n : 1) * sizeof *order);
-    uint64_t *send = malloc((n ? 2 * n : 1) * sizeof *send);
-    uint64_t *fill = calloc((size_t)size + 1, sizeof *fill);
-    uint64_t *recv = NULL, *reply = NULL, *back = NULL, *sorted = NULL;
-    uint64_t *recv_counts = counts ? counts + size : NULL, m = 0;
-    bool ok = comm_all_ok(comm, counts && order && send && fill);
+    uint64_t *recv_counts = counts + size, mine = 0, m = 0;
+    uint64_t *send = NULL, *recv = NULL, *sorted = NULL, *reply = NULL, *back = NULL;
+    memset(counts, 0, 2 * (size_t)size * sizeof *counts);
+    for (uint64_t i = 0; i < n; i++)
+        if (keep[i] == round) {
+            counts[dedup_owner(rng_mix(keys[i]), size)]++;
+            mine++;
+        }
+    send = malloc((mine ? 2 * mine : 1) * sizeof *send);
+    bool ok = comm_all_ok(comm, send != NULL);
     if (!ok)
         goto out;
-    for (uint64_t i = 0; i < n; i++)
-        counts[rng_mix(keys[i]) % (uint64_t)size]++;
+    fill[0] = 0;
     for (int r = 0; r < size; r++)
         fill[r + 1] = fill[r] + counts[r];
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t at = fill[rng_mix(keys[i]) % (uint64_t)size]++;
-        order[at] = i;
-        send[2 * at] = keys[i];
-        send[2 * at + 1] = places[i];
-    }
+    for (uint64_t i = 0; i < n; i++)
+        if (keep[i] == round) {
+            uint64_t at = fill[dedup_owner(rng_mix(keys[i]), size)]++;
+            send[2 * at] = keys[i];
+            send[2 * at + 1] = places[i];
+        }
     for (int r = 0; r < size; r++)
         counts[r] *= 2;
-    ok = comm->exchange_u64(comm, send, counts, &recv, recv_counts);
-    if (!comm_all_ok(comm, ok)) {
-        ok = false;
+    ok = comm_all_ok(comm, comm->exchange_u64(comm, send, counts, &recv, recv_counts));
+    free(send);
+    send = NULL;
+    if (!ok)
         goto out;
-    }
     for (int r = 0; r < size; r++)
         m += recv_counts[r] / 2;
     /* sort (key, place, arrival) triples; the first of each key is kept */
     sorted = malloc((m ? 3 * m : 1) * sizeof *sorted);
-    reply = malloc((m ? m : 1) * sizeof *reply);
-    if (!comm_all_ok(comm, sorted && reply)) {
-        ok = false;
+    ok = comm_all_ok(comm, sorted != NULL);
+    if (!ok)
         goto out;
-    }
     for (uint64_t j = 0; j < m; j++) {
         sorted[3 * j] = recv[2 * j];
         sorted[3 * j + 1] = recv[2 * j + 1];
         sorted[3 * j + 2] = j;
     }
+    free(recv);
+    recv = NULL;
     qsort(sorted, m, 3 * sizeof *sorted, cmp_u64_pair);
+    reply = malloc((m ? m : 1) * sizeof *reply);
+    ok = comm_all_ok(comm, reply != NULL);
+    if (!ok)
+        goto out;
     for (uint64_t j = 0; j < m; j++)
         reply[sorted[3 * j + 2]] = j == 0 || sorted[3 * j] != sorted[3 * (j - 1)];
+    free(sorted);
+    sorted = NULL;
     for (int r = 0; r < size; r++) {
         counts[r] = recv_counts[r] / 2;
         recv_counts[r] = 0;
     }
-    ok = comm->exchange_u64(comm, reply, counts, &back, recv_counts);
-    if (!comm_all_ok(comm, ok)) {
-        ok = false;
+    ok = comm_all_ok(comm, comm->exchange_u64(comm, reply, counts, &back, recv_counts));
+    if (!ok)
         goto out;
-    }
+    /* the answers come back grouped by owner, in the order the pairs went */
+    fill[0] = 0;
+    for (int r = 0; r < size; r++)
+        fill[r + 1] = fill[r] + recv_counts[r];
     for (uint64_t i = 0; i < n; i++)
-        keep[order[i]] = (uint8_t)back[i];
+        if (keep[i] == round)
+            keep[i] =
+                (uint8_t)(DEDUP_DECIDED | (back[fill[dedup_owner(rng_mix(keys[i]), size)]++] & 1));
 out:
-    free(fill);
-    free(counts);
-    free(order);
     free(send);
     free(recv);
     free(sorted);
@@ -397,28 +436,40 @@ out:
     return ok;
 }
 
+bool load_dedup(Comm *comm, const uint64_t *keys, const uint64_t *places, uint64_t n, uint8_t *keep)
+{
+    int size = comm->size;
+    uint64_t *counts = calloc(2 * (size_t)size, sizeof *counts);
+    uint64_t *fill = calloc((size_t)size + 1, sizeof *fill);
+    bool ok = comm_all_ok(comm, counts && fill);
+    for (uint64_t i = 0; ok && i < n; i++)
+        keep[i] = dedup_round(rng_mix(keys[i]));
+    for (uint8_t round = 0; ok && round < DEDUP_ROUNDS; round++)
+        ok = dedup_one_round(comm, keys, places, n, keep, round, counts, fill);
+    for (uint64_t i = 0; ok && i < n; i++)
+        keep[i] &= 1;
+    free(counts);
+    free(fill);
+    return ok;
+}
+
 /* Step 5 over both sets, then the sets are compacted. */
 static bool dedup_sets(Loader *L)
 {
-    uint64_t n0 = L->keys[0].n, n1 = L->keys[1].n, n = n0 + n1;
-    uint64_t *k = malloc((n ? n : 1) * sizeof *k), *p = malloc((n ? n : 1) * sizeof *p);
+    KeyList *train = &L->keys[0], *valid = &L->keys[1];
+    uint64_t n0 = train->n, n1 = valid->n, n = n0 + n1;
+    /* the validation keys go on after the training keys, in the same arrays */
     uint8_t *keep = malloc(n ? n : 1);
-    bool ok = comm_all_ok(L->comm, k && p && keep);
+    bool ok = comm_all_ok(L->comm, keep && keys_reserve(train, n));
     if (ok) {
-        if (n0) {
-            memcpy(k, L->keys[0].key, n0 * sizeof *k);
-            memcpy(p, L->keys[0].place, n0 * sizeof *p);
-        }
         if (n1) {
-            memcpy(k + n0, L->keys[1].key, n1 * sizeof *k);
-            memcpy(p + n0, L->keys[1].place, n1 * sizeof *p);
+            memcpy(train->key + n0, valid->key, n1 * sizeof *train->key);
+            memcpy(train->place + n0, valid->place, n1 * sizeof *train->place);
         }
-        keys_free(&L->keys[0]);
-        keys_free(&L->keys[1]);
-        ok = load_dedup(L->comm, k, p, n, keep);
+        keys_free(valid);
+        ok = load_dedup(L->comm, train->key, train->place, n, keep);
     }
-    free(k);
-    free(p);
+    keys_free(train);
     if (ok) {
         for (uint64_t i = 0; i < n; i++)
             L->st.duplicates += !keep[i];

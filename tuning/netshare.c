@@ -44,6 +44,26 @@ static void share_free(NetShare *s)
     free(s);
 }
 
+/*
+ * Moves train's pieces (64 of its 72 bytes a position) into dst from the end, MOVE_ROWS
+ * at a time, giving the rows moved back as it goes (a shrinking realloc of a large block
+ * returns its pages): the move needs a chunk's room more than the set, not a second set.
+ */
+enum { MOVE_ROWS = 1 << 16 };
+
+static void move_pieces(NetSet *train, uint16_t (*dst)[NETDATA_SLOTS])
+{
+    uint64_t n = train->n;
+    while (n > 0) {
+        uint64_t k = n > MOVE_ROWS ? MOVE_ROWS : n;
+        n -= k;
+        memcpy(dst + n, train->piece + n, k * sizeof *dst);
+        void *q = realloc(train->piece, n ? n * sizeof *train->piece : 1);
+        if (q) /* a shrink that fails keeps the larger block */
+            train->piece = q;
+    }
+}
+
 NetShare *netshare_new(Comm *comm, NetSet *train, uint64_t nb)
 {
     NetSet v;
@@ -68,11 +88,13 @@ NetShare *netshare_new(Comm *comm, NetSet *train, uint64_t nb)
     s->mem = mem, s->nlocal = mem->nlocal, s->me = mem->me, s->nb = nb;
     char *mine = mem->base[mem->me];
     Head *h = (Head *)mine;
+    atomic_init(&h->claim[0], 0);
+    atomic_init(&h->claim[1], 0);
     h->n = train->n, h->nb = nb;
     layout(train->n, nb, mine, &v, &perm, &off);
     uint64_t n = train->n;
     if (n) {
-        memcpy(v.piece, train->piece, n * sizeof *v.piece);
+        move_pieces(train, v.piece);
         memcpy(v.uid, train->uid, n * sizeof *v.uid);
         memcpy(v.score, train->score, n * sizeof *v.score);
         memcpy(v.info, train->info, n * sizeof *v.info);
@@ -80,6 +102,7 @@ NetShare *netshare_new(Comm *comm, NetSet *train, uint64_t nb)
     }
     if (!comm_all_ok(comm, comm_share_sync(comm, mem))) {
         netshare_free(comm, &s);
+        netdata_free(train);
         return NULL;
     }
     for (int q = 0; q < s->nlocal; q++) {

@@ -12,7 +12,7 @@
  * bit for bit only without sharing (chuhe-train --no-balance).
  *
  * Memory: the shard's 72 bytes a position and 4 of its order, once per node rank, as
- * without sharing (the copy in needs the shard's size once more while it runs).
+ * without sharing (the move in gives the shard's rows back as it copies them).
  */
 #ifndef CHUHE_NETSHARE_H
 #define CHUHE_NETSHARE_H
@@ -38,7 +38,8 @@ typedef struct {
 
 /* Moves *train, this rank's shard for nb mini-batches an epoch, into node-shared memory;
  * *train becomes a view of it (its own arrays freed). A collective; NULL on every rank
- * when memory runs out somewhere (train is left as it was). */
+ * when memory runs out somewhere (train is left as it was) or MPI fails after the move
+ * (train is gone then). */
 NetShare *netshare_new(Comm *comm, NetSet *train, uint64_t nb);
 
 /* A collective; the views (and the set netshare_new was given) are invalid after it. */

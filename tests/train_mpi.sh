@@ -81,6 +81,17 @@ check "shared steps: --resume after 2 of 4 epochs gives the uninterrupted networ
     "${r1:-}
 ${r2:-}"
 
+# a checkpoint records the hash of the positions over all ranks: one written on one rank
+# resumes on two only when both kept the same positions, the duplicates' removal (which
+# sends each key to the rank that owns it and the answers back) included
+r1=$(mpi 1 "${common[@]}" --epochs 2 -o "$tmp/res1.nnue" "$tmp/run.h5" 2>&1) &&
+    r2=$(mpi 2 "${common[@]}" --resume --force -o "$tmp/res1.nnue" "$tmp/run.h5" 2>&1) &&
+    grep -q 'resumed from .* after epoch 2' <<<"$r2" &&
+    grep -qE '[, ][1-9][0-9]* duplicates removed' <<<"$r1"
+check "a one-rank checkpoint resumes on two ranks: the same positions, duplicates and all" $? \
+    "${r1:-}
+${r2:-}"
+
 o=$(mpi 1 "${common[@]}" --resume --force --lr 0.01 -o "$tmp/res.nnue" "$tmp/run.h5" 2>&1)
 [ $? -ne 0 ] && grep -q 'other settings' <<<"$o"
 check "--resume with another learning rate is refused" $? "$o"

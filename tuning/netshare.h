@@ -12,7 +12,8 @@
  * bit for bit only without sharing (chuhe-train --no-balance).
  *
  * Memory: the shard's 72 bytes a position and 4 of its order, once per node rank, as
- * without sharing (the move in gives the shard's rows back as it copies them).
+ * without sharing (the move in gives the pieces' rows, 64 of the 72 bytes, back as it
+ * copies them).
  */
 #ifndef CHUHE_NETSHARE_H
 #define CHUHE_NETSHARE_H

@@ -240,6 +240,12 @@ static CommShared *mpi_share(Comm *c, size_t bytes)
     }
     if (ok)
         ok = m->locked = MPI_Win_lock_all(MPI_MODE_NOCHECK, m->win) == MPI_SUCCESS;
+#ifdef CHUHE_DEBUG
+    /* the contents are undefined: a pattern in the checked builds, so that a read before
+     * a write shows in the tests */
+    if (ok && bytes)
+        memset(mine, 0xa5, bytes);
+#endif
     if (!comm_all_ok(c, ok) || !comm_all_ok(c, mpi_share_sync(c, s))) {
         mpi_share_free(c, &s);
         return NULL;

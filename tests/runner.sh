@@ -34,7 +34,7 @@ expect() {
     check "$1: '${3//passed, /passed; }'" $? "${out//passed, /passed; }"
 }
 
-tap_plan 8
+tap_plan 10
 expect "ok, not ok and SKIP lines are counted" \
     'echo 1..4; echo ok 1; echo "not ok 2"; echo "ok 3 # SKIP no sudo"; echo "ok 4 - # skip x"' \
     "1 passed, 1 failed, 2 skipped"
@@ -54,4 +54,22 @@ expect "a timeout is one failure" \
 # shellcheck disable=SC2016 # expanded by the program, not here
 expect "a log that vanishes is one failure, not a silent nothing" \
     'echo 1..1; echo ok 1; sleep 0.2; rm -f "$TMPDIR"/tmp.*' "0 passed, 1 failed" "vanished"
+
+# the failures again at the end, above the summary: a long log's tail shows them
+out=$(run_tree 'echo 1..3; echo "not ok 1 - first"; echo "# why the first"; echo ok 2
+    echo "# not this"; echo "not ok 3 - third"')
+again=$(sed -n '/^# failures, again:$/,$p' <<<"$out")
+[ "$(tail -1 <<<"$out")" = "1 passed, 2 failed" ] &&
+    [ "$(sed -n 2,5p <<<"$again")" = "#   tests/t.sh:
+#   not ok 1 - first
+#   # why the first
+#   not ok 3 - third" ] && ! grep -q "not this" <<<"$again"
+check "the not ok lines and the comments under them again at the end" $? "${out//passed, /passed; }"
+
+out=$(run_tree 'echo 1..1; echo ok 1; echo "last words"; exit 3')
+again=$(sed -n '/^# failures, again:$/,$p' <<<"$out")
+grep -qx "#   tests/t.sh: exited with status 3, its last lines:" <<<"$again" &&
+    grep -qx "#   last words" <<<"$again"
+check "a failure without a not ok line: its reason and last lines again at the end" $? \
+    "${out//passed, /passed; }"
 tap_end

@@ -229,7 +229,7 @@ PY
         [ $wrc -eq 1 ] && [ $((t1 - t0)) -lt 30 ] && grep -q 'is not a chuhe coordinator' "$tmp/w.txt" &&
             ! grep -q 'requires CURVE' "$tmp/w.txt"
         check "a server answering '$reply' is not a chuhe coordinator (said at once, not 'requires CURVE')" $? \
-            "$(echo "port '$(cat "$tmp/port.txt")', status $wrc after $((t1 - t0)) s:"; tail -40 "$tmp/w.txt")"
+            "$(echo "port '$(cat "$tmp/port.txt")', status $wrc after $((t1 - t0)) s:"; tail -20 "$tmp/w.txt")"
     done
 else
     skip "a server answering text is not a chuhe coordinator" "python3 missing"

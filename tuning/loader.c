@@ -336,10 +336,10 @@ static int cmp_u64_pair(const void *a, const void *b)
 
 /*
  * The keys go through de-duplication in DEDUP_ROUNDS rounds, each over one range of
- * their hashes: the buffers of a round (what goes out, what comes in, its sorted copy and
- * the replies; at most about 40 bytes a key at once) hold a round's share of the keys, so the
- * load's peak stays near the sets and the key list alone. keep[i] holds the round of a key not yet
- * decided, DEDUP_DECIDED | 0 or 1 once its round has run.
+ * their hashes: the buffers of a round (what goes out, what comes in, its sorted copy
+ * and the replies; at most about 40 bytes a key at once) hold a round's share of the
+ * keys, so the load's peak stays near the sets and the key list alone. keep[i] holds
+ * the round of a key not yet decided, DEDUP_DECIDED | 0 or 1 once its round has run.
  */
 enum { DEDUP_ROUNDS = 16, DEDUP_DECIDED = 0x40 };
 
